@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/omcp/toolfailure/apikey"
+	"github.com/omcp/toolfailure/server"
+	"github.com/omcp/toolfailure/store"
+)
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	listen := fs.String("listen", envOr("TOOLFAILURE_LISTEN", "127.0.0.1:8080"), "address to listen on")
+	dbURL := fs.String("database-url", os.Getenv("DATABASE_URL"), "postgres://… for PostgreSQL; empty for the embedded store (env DATABASE_URL)")
+	shutdownGrace := fs.Duration("shutdown-grace", 20*time.Second, "how long SIGTERM waits for in-flight calls")
+	if ok, code := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+
+	b, where, embedded, err := openBackend(ctx, *dbURL)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolfailure serve:", err)
+		return 1
+	}
+	defer b.Close()
+	if err := b.Migrate(ctx); err != nil {
+		fmt.Fprintln(stderr, "toolfailure serve: migrate:", err)
+		return 1
+	}
+	if embedded {
+		fmt.Fprintf(stderr, "toolfailure: using the embedded store at %s (no set-up needed; for production run with --database-url postgres://… or DATABASE_URL)\n", where)
+		if err := bootstrapDevKey(ctx, b, stdout); err != nil {
+			fmt.Fprintln(stderr, "toolfailure serve:", err)
+			return 1
+		}
+	} else {
+		fmt.Fprintf(stderr, "toolfailure: using PostgreSQL at %s\n", where)
+	}
+
+	handler, err := server.New(server.Config{Store: b, Logger: log})
+	if err != nil {
+		fmt.Fprintln(stderr, "toolfailure serve:", err)
+		return 1
+	}
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true) // h2c, for gRPC clients without TLS
+	srv := &http.Server{
+		Handler:           handler,
+		Protocols:         protocols,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolfailure serve:", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "toolfailure: serving Connect, gRPC and gRPC-Web on http://%s\n", ln.Addr())
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintln(stderr, "toolfailure serve:", err)
+		return 1
+	case <-ctx.Done():
+	}
+	// SIGTERM: stop accepting, let in-flight calls (and their durable
+	// writes) finish, then exit 0.
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), *shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintln(stderr, "toolfailure serve: shutdown:", err)
+		return 1
+	}
+	fmt.Fprintln(stderr, "toolfailure: stopped")
+	return 0
+}
+
+// bootstrapDevKey gives a first-time user of the embedded store a working
+// key without a second command: when the store has no keys at all it
+// creates the "default" tenant and prints one key with every scope, once.
+// PostgreSQL deployments never get this; their keys come from "keys create".
+func bootstrapDevKey(ctx context.Context, b backend, stdout io.Writer) error {
+	n, err := b.CountAPIKeys(ctx)
+	if err != nil {
+		return fmt.Errorf("count API keys: %w", err)
+	}
+	if n > 0 {
+		return nil
+	}
+	secret, err := createKey(ctx, b, "default", apikey.AllScopes)
+	if err != nil {
+		return err
+	}
+	bar := strings.Repeat("=", 72)
+	fmt.Fprintf(stdout, "%s\nFirst start of this embedded store: created tenant \"default\" and an API key\nwith scopes %s. It is shown only this once; keep it:\n\n  export TOOLFAILURE_KEY=%s\n%s\n",
+		bar, strings.Join(apikey.AllScopes, ","), secret, bar)
+	return nil
+}
+
+// createKey ensures the tenant and stores a new key for it, returning the
+// secret, which exists nowhere else afterwards.
+func createKey(ctx context.Context, b backend, tenant string, scopes []string) (string, error) {
+	t, err := b.EnsureTenant(ctx, tenant)
+	if err != nil {
+		return "", fmt.Errorf("tenant %q: %w", tenant, err)
+	}
+	k, err := apikey.New()
+	if err != nil {
+		return "", err
+	}
+	if _, err := b.CreateAPIKey(ctx, store.APIKey{ID: k.ID, TenantID: t.ID, Hash: k.Hash, Scopes: scopes}); err != nil {
+		return "", fmt.Errorf("store key for tenant %q: %w", tenant, err)
+	}
+	return k.Secret, nil
+}
+
+func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	dbURL := fs.String("database-url", os.Getenv("DATABASE_URL"), "database to migrate (env DATABASE_URL); empty for the embedded store")
+	if ok, code := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	b, where, _, err := openBackend(ctx, *dbURL)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolfailure migrate:", err)
+		return 1
+	}
+	defer b.Close()
+	if err := b.Migrate(ctx); err != nil {
+		fmt.Fprintln(stderr, "toolfailure migrate:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "migrated %s\n", where)
+	return 0
+}
+
+func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "create" {
+		fmt.Fprintln(stderr, "usage: toolfailure keys create --tenant NAME --scopes report,lookup,rules [--database-url URL]")
+		return 2
+	}
+	fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
+	tenant := fs.String("tenant", "", "tenant name (created if needed)")
+	scopeList := fs.String("scopes", "", "comma-separated scopes: report, lookup, rules")
+	dbURL := fs.String("database-url", os.Getenv("DATABASE_URL"), "database (env DATABASE_URL); empty for the embedded store")
+	if ok, code := parseFlags(fs, args[1:], stderr); !ok {
+		return code
+	}
+	if strings.TrimSpace(*tenant) == "" {
+		fmt.Fprintln(stderr, "toolfailure keys create: --tenant is required")
+		return 2
+	}
+	scopes, err := apikey.ParseScopes(*scopeList)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolfailure keys create: --scopes:", err)
+		return 2
+	}
+	b, _, _, err := openBackend(ctx, *dbURL)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolfailure keys create:", err)
+		return 1
+	}
+	defer b.Close()
+	if err := b.Migrate(ctx); err != nil {
+		fmt.Fprintln(stderr, "toolfailure keys create: migrate:", err)
+		return 1
+	}
+	secret, err := createKey(ctx, b, strings.TrimSpace(*tenant), scopes)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolfailure keys create:", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "created a key for tenant %q with scopes %s; it is shown only once\n", strings.TrimSpace(*tenant), strings.Join(scopes, ","))
+	fmt.Fprintln(stdout, secret)
+	return 0
+}

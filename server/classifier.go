@@ -1,0 +1,314 @@
+package server
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect/v2"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/omcp/toolfailure/classify"
+	"github.com/omcp/toolfailure/correlation"
+	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/redact"
+	"github.com/omcp/toolfailure/store"
+)
+
+type classifierService struct {
+	cfg Config
+}
+
+// classifyInput is what ClassifyRequest and ExplainRequest have in common:
+// Explain takes the same request by design, and the generated getters let
+// one code path serve both.
+type classifyInput interface {
+	GetTool() string
+	GetServer() string
+	GetError() *v1.RawError
+	GetToolAnnotations() *v1.ToolAnnotations
+	GetIdempotencyKey() string
+	GetTraceparent() string
+	GetOccurredAt() *timestamppb.Timestamp
+}
+
+func (s *classifierService) Classify(ctx context.Context, req *v1.ClassifyRequest) (*v1.ClassifyResponse, error) {
+	p, ok := PrincipalFrom(ctx)
+	if !ok {
+		return nil, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
+	}
+	in, err := s.toInput(req)
+	if err != nil {
+		return nil, err
+	}
+	now := s.cfg.Now()
+	out := classify.Baseline(in, now)
+
+	id, err := correlation.New(now)
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInternal, "cannot mint a correlation ID").WithCause(err)
+	}
+	rec, err := s.record(ctx, p, req, out, id, now)
+	if err != nil {
+		return nil, err
+	}
+	stored, _, err := s.cfg.Store.InsertFailure(ctx, rec)
+	if err != nil {
+		s.cfg.Logger.ErrorContext(ctx, "store failure record", "tenant", p.TenantID, "error", err)
+		return nil, connect.NewError(connect.CodeUnavailable, "the failure could not be stored; retry shortly").WithCause(err)
+	}
+	// On an idempotent replay the stored record, not this evaluation, is
+	// the answer: the caller must see the ID and outcome it saw before.
+	return classifyResponse(stored)
+}
+
+func (s *classifierService) Explain(ctx context.Context, req *v1.ExplainRequest) (*v1.ExplainResponse, error) {
+	if _, ok := PrincipalFrom(ctx); !ok {
+		return nil, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
+	}
+	in, err := s.toInput(req)
+	if err != nil {
+		return nil, err
+	}
+	out := classify.Baseline(in, s.cfg.Now())
+	tf := toolFailureOf(out, "")
+	return &v1.ExplainResponse{
+		ToolFailure: tf,
+		RuleId:      out.RuleID,
+		Evaluations: []*v1.RuleEvaluation{{
+			RuleId:  out.RuleID,
+			Source:  "baseline",
+			Mode:    "enforce",
+			Matched: true,
+			Outcome: tf,
+			Detail:  "first matching rule of the built-in baseline pack",
+		}},
+		Reason: fmt.Sprintf("no tenant rule matched; the baseline rule %s decided", out.RuleID),
+	}, nil
+}
+
+// toInput checks what protovalidate cannot express (the size and depth of
+// free-form details) and maps the wire request into the domain's input.
+func (s *classifierService) toInput(req classifyInput) (*classify.Input, error) {
+	e := req.GetError()
+	if err := s.checkDetails(e.GetDetails()); err != nil {
+		return nil, err
+	}
+	in := &classify.Input{
+		Tool:   req.GetTool(),
+		Server: req.GetServer(),
+		Error: classify.RawError{
+			Message:     e.GetMessage(),
+			Type:        e.GetType(),
+			HTTPStatus:  e.HttpStatus,
+			GRPCCode:    e.GrpcCode,
+			JSONRPCCode: e.JsonrpcCode,
+			RetryAfter:  e.GetRetryAfter(),
+			Attributes:  e.GetAttributes(),
+		},
+	}
+	if d := e.GetDetails(); d != nil {
+		in.Error.Details = d.AsInterface()
+	}
+	if a := req.GetToolAnnotations(); a != nil {
+		in.Annotations = classify.Annotations{
+			IdempotentHint:  a.IdempotentHint,
+			ReadOnlyHint:    a.ReadOnlyHint,
+			DestructiveHint: a.DestructiveHint,
+			OpenWorldHint:   a.OpenWorldHint,
+		}
+	}
+	return in, nil
+}
+
+func (s *classifierService) checkDetails(v *structpb.Value) error {
+	if v == nil {
+		return nil
+	}
+	if depth(v, 0, s.cfg.Limits.MaxDetailsDepth) > s.cfg.Limits.MaxDetailsDepth {
+		return connect.NewError(connect.CodeInvalidArgument,
+			fmt.Sprintf("invalid request: error.details: nesting deeper than %d levels", s.cfg.Limits.MaxDetailsDepth))
+	}
+	b, err := protojson.Marshal(v)
+	if err != nil {
+		return connect.NewError(connect.CodeInvalidArgument, "invalid request: error.details: "+err.Error())
+	}
+	if len(b) > s.cfg.Limits.MaxDetailsBytes {
+		return connect.NewError(connect.CodeInvalidArgument,
+			fmt.Sprintf("invalid request: error.details: larger than %d bytes", s.cfg.Limits.MaxDetailsBytes))
+	}
+	return nil
+}
+
+// depth measures nesting, stopping early once it exceeds limit.
+func depth(v *structpb.Value, d, limit int) int {
+	if d > limit {
+		return d
+	}
+	deepest := d
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_StructValue:
+		for _, f := range k.StructValue.GetFields() {
+			deepest = max(deepest, depth(f, d+1, limit))
+		}
+	case *structpb.Value_ListValue:
+		for _, f := range k.ListValue.GetValues() {
+			deepest = max(deepest, depth(f, d+1, limit))
+		}
+	}
+	return deepest
+}
+
+// record builds the durable record: the raw error is redacted here, before
+// anything is written, and trace context is taken from the request field or,
+// failing that, from the call's own headers.
+func (s *classifierService) record(ctx context.Context, p Principal, req *v1.ClassifyRequest, out classify.Outcome, id correlation.ID, now time.Time) (store.Failure, error) {
+	rawJSON, err := redactedErrorJSON(req.GetError())
+	if err != nil {
+		return store.Failure{}, connect.NewError(connect.CodeInvalidArgument, "invalid request: error: "+err.Error())
+	}
+	var annotations json.RawMessage
+	if a := req.GetToolAnnotations(); a != nil {
+		b, err := protojson.Marshal(a)
+		if err != nil {
+			return store.Failure{}, connect.NewError(connect.CodeInternal, "encode annotations").WithCause(err)
+		}
+		annotations = b
+	}
+	tp := req.GetTraceparent()
+	if tp == "" {
+		if info, ok := connect.CallInfoForServerContext(ctx); ok {
+			tp = info.RequestHeader().Get("traceparent")
+		}
+	}
+	traceID, spanID := parseTraceparent(tp)
+	occurred := now
+	if ts := req.GetOccurredAt(); ts != nil {
+		if err := ts.CheckValid(); err != nil {
+			return store.Failure{}, connect.NewError(connect.CodeInvalidArgument, "invalid request: occurredAt: "+err.Error())
+		}
+		occurred = ts.AsTime()
+	}
+	return store.Failure{
+		TenantID:        p.TenantID,
+		ID:              id,
+		Tool:            req.GetTool(),
+		Server:          req.GetServer(),
+		Class:           string(out.Class),
+		Code:            out.Code,
+		Retryable:       out.Retryable,
+		RetryNotBefore:  out.RetryNotBefore,
+		AgentGuidance:   out.AgentGuidance,
+		RuleID:          out.RuleID,
+		Error:           rawJSON,
+		ToolAnnotations: annotations,
+		TraceID:         traceID,
+		SpanID:          spanID,
+		IdempotencyKey:  req.GetIdempotencyKey(),
+		CreatedAt:       now.UTC().Truncate(time.Microsecond),
+		OccurredAt:      occurred.UTC().Truncate(time.Microsecond),
+	}, nil
+}
+
+// redactedErrorJSON is the raw error as received, with every secret that
+// the redact package knows replaced by a marker, in protojson form so that
+// GetFailure can hand it back with the same field names the caller used.
+func redactedErrorJSON(e *v1.RawError) ([]byte, error) {
+	r := &v1.RawError{
+		Message:     redact.String(e.GetMessage()),
+		Type:        redact.String(e.GetType()),
+		HttpStatus:  e.HttpStatus,
+		GrpcCode:    e.GrpcCode,
+		JsonrpcCode: e.JsonrpcCode,
+		RetryAfter:  e.GetRetryAfter(),
+	}
+	if len(e.GetAttributes()) > 0 {
+		r.Attributes = redact.Map(e.GetAttributes())
+	}
+	if d := e.GetDetails(); d != nil {
+		v, err := structpb.NewValue(redact.Value(d.AsInterface()))
+		if err != nil {
+			return nil, fmt.Errorf("details: %w", err)
+		}
+		r.Details = v
+	}
+	return protojson.Marshal(r)
+}
+
+// parseTraceparent extracts trace and parent span IDs from a W3C
+// traceparent. Anything malformed, or the all-zero IDs the spec forbids,
+// yields empty strings: trace context is a diagnostic aid, never a reason
+// to refuse a failure report.
+func parseTraceparent(tp string) (traceID, spanID string) {
+	parts := strings.Split(strings.TrimSpace(tp), "-")
+	if len(parts) < 4 || len(parts[0]) != 2 || parts[0] == "ff" || len(parts[1]) != 32 || len(parts[2]) != 16 {
+		return "", ""
+	}
+	t, s := strings.ToLower(parts[1]), strings.ToLower(parts[2])
+	if !isHex(t) || !isHex(s) || strings.Trim(t, "0") == "" || strings.Trim(s, "0") == "" {
+		return "", ""
+	}
+	return t, s
+}
+
+func isHex(s string) bool {
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+func classOf(c string) v1.Class {
+	switch classify.Class(c) {
+	case classify.Capability:
+		return v1.Class_CLASS_CAPABILITY
+	case classify.Reliability:
+		return v1.Class_CLASS_RELIABILITY
+	case classify.Governance:
+		return v1.Class_CLASS_GOVERNANCE
+	}
+	return v1.Class_CLASS_UNSPECIFIED
+}
+
+func toolFailureOf(o classify.Outcome, correlationID string) *v1.ToolFailure {
+	tf := &v1.ToolFailure{
+		Class:         classOf(string(o.Class)),
+		Code:          o.Code,
+		Retryable:     o.Retryable,
+		CorrelationId: correlationID,
+		AgentGuidance: o.AgentGuidance,
+	}
+	if o.Retryable && !o.RetryNotBefore.IsZero() {
+		tf.RetryNotBefore = timestamppb.New(o.RetryNotBefore)
+	}
+	return tf
+}
+
+// outcomeOf rebuilds the outcome from a stored record.
+func outcomeOf(f store.Failure) classify.Outcome {
+	return classify.Outcome{
+		Class:          classify.Class(f.Class),
+		Code:           f.Code,
+		Retryable:      f.Retryable,
+		RetryNotBefore: f.RetryNotBefore,
+		AgentGuidance:  f.AgentGuidance,
+		RuleID:         f.RuleID,
+	}
+}
+
+func classifyResponse(f store.Failure) (*v1.ClassifyResponse, error) {
+	out := outcomeOf(f)
+	cid := correlation.ID(f.ID).String()
+	meta, err := structpb.NewStruct(map[string]any{classify.MetaKey: out.Meta(cid)})
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInternal, "encode meta").WithCause(err)
+	}
+	return &v1.ClassifyResponse{
+		ToolFailure: toolFailureOf(out, cid),
+		Meta:        meta,
+		RuleId:      f.RuleID,
+	}, nil
+}

@@ -1,0 +1,157 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"strings"
+
+	"connectrpc.com/connect/v2"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/omcp/toolfailure/correlation"
+	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/store"
+)
+
+type failureService struct {
+	cfg Config
+}
+
+const (
+	defaultPageSize = 50
+	// pageTokenVersion prefixes page tokens so that their format can change
+	// without old tokens being misread.
+	pageTokenVersion = 1
+)
+
+func (s *failureService) GetFailure(ctx context.Context, req *v1.GetFailureRequest) (*v1.GetFailureResponse, error) {
+	p, ok := PrincipalFrom(ctx)
+	if !ok {
+		return nil, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
+	}
+	id, err := correlation.Parse(strings.TrimSpace(req.GetCorrelationId()))
+	if err != nil {
+		msg := "invalid request: correlationId: not a correlation ID (tf_ followed by 27 characters)"
+		if errors.Is(err, correlation.ErrChecksum) {
+			msg = "invalid request: correlationId: check character does not match; the ID was probably mistyped"
+		}
+		return nil, connect.NewError(connect.CodeInvalidArgument, msg)
+	}
+	f, err := s.cfg.Store.GetFailure(ctx, p.TenantID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		// Another tenant's ID answers exactly like an unknown one.
+		return nil, connect.NewError(connect.CodeNotFound, "no failure with this correlation ID")
+	}
+	if err != nil {
+		s.cfg.Logger.ErrorContext(ctx, "get failure", "tenant", p.TenantID, "error", err)
+		return nil, connect.NewError(connect.CodeUnavailable, "lookup failed; retry shortly").WithCause(err)
+	}
+	pf, err := failureProto(f)
+	if err != nil {
+		return nil, err
+	}
+	return &v1.GetFailureResponse{Failure: pf}, nil
+}
+
+func (s *failureService) ListFailures(ctx context.Context, req *v1.ListFailuresRequest) (*v1.ListFailuresResponse, error) {
+	p, ok := PrincipalFrom(ctx)
+	if !ok {
+		return nil, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
+	}
+	q := store.ListQuery{Limit: int(req.GetPageSize())}
+	if q.Limit == 0 {
+		q.Limit = defaultPageSize
+	}
+	if tok := req.GetPageToken(); tok != "" {
+		after, err := decodePageToken(tok)
+		if err != nil {
+			return nil, connect.NewError(connect.CodeInvalidArgument, "invalid request: pageToken: not a token from a previous page")
+		}
+		q.After = &after
+	}
+	if f := req.GetFilter(); f != nil {
+		q.Filter = store.Filter{
+			Tool:    f.GetTool(),
+			Class:   strings.ToLower(strings.TrimPrefix(f.GetClass(), "CLASS_")),
+			Code:    f.GetCode(),
+			TraceID: strings.ToLower(f.GetTraceId()),
+		}
+		if f.Since != nil {
+			q.Filter.Since = f.Since.AsTime()
+		}
+		if f.Until != nil {
+			q.Filter.Until = f.Until.AsTime()
+		}
+	}
+	// Ask for one more than a page to learn whether another page exists
+	// without a second query.
+	q.Limit++
+	rows, err := s.cfg.Store.ListFailures(ctx, p.TenantID, q)
+	if err != nil {
+		s.cfg.Logger.ErrorContext(ctx, "list failures", "tenant", p.TenantID, "error", err)
+		return nil, connect.NewError(connect.CodeUnavailable, "listing failed; retry shortly").WithCause(err)
+	}
+	res := &v1.ListFailuresResponse{}
+	if len(rows) == q.Limit {
+		rows = rows[:len(rows)-1]
+		res.NextPageToken = encodePageToken(rows[len(rows)-1].ID)
+	}
+	for _, f := range rows {
+		pf, err := failureProto(f)
+		if err != nil {
+			return nil, err
+		}
+		res.Failures = append(res.Failures, pf)
+	}
+	return res, nil
+}
+
+func encodePageToken(id [16]byte) string {
+	return base64.RawURLEncoding.EncodeToString(append([]byte{pageTokenVersion}, id[:]...))
+}
+
+func decodePageToken(tok string) ([16]byte, error) {
+	var id [16]byte
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil || len(b) != 17 || b[0] != pageTokenVersion {
+		return id, errors.New("bad page token")
+	}
+	copy(id[:], b[1:])
+	return id, nil
+}
+
+func failureProto(f store.Failure) (*v1.Failure, error) {
+	pf := &v1.Failure{
+		CorrelationId: correlation.ID(f.ID).String(),
+		Tool:          f.Tool,
+		Server:        f.Server,
+		Class:         classOf(f.Class),
+		Code:          f.Code,
+		Retryable:     f.Retryable,
+		AgentGuidance: f.AgentGuidance,
+		RuleId:        f.RuleID,
+		RuleVersion:   f.RuleVersion,
+		TraceId:       f.TraceID,
+		SpanId:        f.SpanID,
+		CreatedAt:     timestamppb.New(f.CreatedAt),
+		OccurredAt:    timestamppb.New(f.OccurredAt),
+	}
+	if !f.RetryNotBefore.IsZero() {
+		pf.RetryNotBefore = timestamppb.New(f.RetryNotBefore)
+	}
+	if len(f.Error) > 0 {
+		pf.Error = &v1.RawError{}
+		if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(f.Error, pf.Error); err != nil {
+			return nil, connect.NewError(connect.CodeInternal, "decode stored error").WithCause(err)
+		}
+	}
+	if len(f.ToolAnnotations) > 0 {
+		pf.ToolAnnotations = &v1.ToolAnnotations{}
+		if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(f.ToolAnnotations, pf.ToolAnnotations); err != nil {
+			return nil, connect.NewError(connect.CodeInternal, "decode stored annotations").WithCause(err)
+		}
+	}
+	return pf, nil
+}

@@ -1,0 +1,159 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"buf.build/go/protovalidate"
+	connectv1 "connectrpc.com/connect"
+	"connectrpc.com/connect/v2"
+	"connectrpc.com/connect/v2/connecthttp"
+	"connectrpc.com/grpchealth"
+	"connectrpc.com/grpcreflect/v2"
+
+	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
+	"github.com/omcp/toolfailure/store"
+)
+
+// Store is what the handlers need of a storage backend. Both store/postgres
+// and store/sqlite satisfy it.
+type Store interface {
+	keyLookup
+	InsertFailure(ctx context.Context, f store.Failure) (store.Failure, bool, error)
+	GetFailure(ctx context.Context, tenantID int64, id [16]byte) (store.Failure, error)
+	ListFailures(ctx context.Context, tenantID int64, q store.ListQuery) ([]store.Failure, error)
+}
+
+// Pinger is implemented by stores that can tell whether they are reachable;
+// /healthz and gRPC health use it when present.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Limits bound what one request may cost. The zero value means the defaults
+// below, which are documented in docs/reference.md.
+type Limits struct {
+	// MaxRequestBytes caps one request message (default 1 MiB).
+	MaxRequestBytes int
+	// MaxDetailsBytes caps error.details once re-encoded as JSON (default 256 KiB).
+	MaxDetailsBytes int
+	// MaxDetailsDepth caps the nesting of error.details (default 32).
+	MaxDetailsDepth int
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxRequestBytes <= 0 {
+		l.MaxRequestBytes = 1 << 20
+	}
+	if l.MaxDetailsBytes <= 0 {
+		l.MaxDetailsBytes = 256 << 10
+	}
+	if l.MaxDetailsDepth <= 0 {
+		l.MaxDetailsDepth = 32
+	}
+	return l
+}
+
+// Config wires a Handler.
+type Config struct {
+	Store  Store
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now. Tests set it to pin time.
+	Now    func() time.Time
+	Limits Limits
+}
+
+// New returns the service's HTTP handler: every RPC on Connect, gRPC and
+// gRPC-Web, plus GET /healthz, grpc.health.v1 and server reflection.
+func New(cfg Config) (http.Handler, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("server: Config.Store is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	cfg.Limits = cfg.Limits.withDefaults()
+	validator, err := protovalidate.New()
+	if err != nil {
+		return nil, fmt.Errorf("server: build validator: %w", err)
+	}
+
+	auth := newAuthenticator(cfg.Store, cfg.Now, cfg.Logger)
+	rpc := connect.NewServer(
+		recoverInterceptor(cfg.Logger),
+		authInterceptor(auth),
+		validateInterceptor(validator),
+	)
+	toolfailurev1connect.RegisterClassifierServiceHandler(rpc, &classifierService{cfg: cfg})
+	toolfailurev1connect.RegisterFailureServiceHandler(rpc, &failureService{cfg: cfg})
+
+	// Reflection describes the schema only, which is public, so it lives on
+	// its own connect.Server without the auth interceptor.
+	reflection := connect.NewServer()
+	grpcreflect.Register(reflection, grpcreflect.WithNamer(grpcreflect.NamerFunc(func() []string {
+		return []string{toolfailurev1connect.ClassifierServiceName, toolfailurev1connect.FailureServiceName}
+	})))
+
+	health := &healthCheck{store: cfg.Store, now: cfg.Now}
+	mux := http.NewServeMux()
+	httpOpts := []connecthttp.Option{connecthttp.WithReadMaxBytes(cfg.Limits.MaxRequestBytes), connecthttp.WithHTTPGet()}
+	connecthttp.Mount(mux, rpc, httpOpts...)
+	connecthttp.Mount(mux, reflection)
+	mux.Handle(grpchealth.NewHandler(health))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		if err := health.ping(r.Context()); err != nil {
+			http.Error(w, "store unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	return mux, nil
+}
+
+// healthCheck answers /healthz and grpc.health.v1 from one cached probe of
+// the store, so that aggressive probing cannot load the database.
+type healthCheck struct {
+	store Store
+	now   func() time.Time
+
+	mu      sync.Mutex
+	checked time.Time
+	last    error
+}
+
+func (h *healthCheck) ping(ctx context.Context) error {
+	p, ok := h.store.(Pinger)
+	if !ok {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if now := h.now(); now.Sub(h.checked) > time.Second {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		h.last = p.Ping(ctx)
+		h.checked = now
+	}
+	return h.last
+}
+
+func (h *healthCheck) Check(ctx context.Context, req *grpchealth.CheckRequest) (*grpchealth.CheckResponse, error) {
+	switch req.Service {
+	case "", toolfailurev1connect.ClassifierServiceName, toolfailurev1connect.FailureServiceName:
+	default:
+		return nil, connectv1.NewError(connectv1.CodeNotFound, errors.New("unknown service"))
+	}
+	if err := h.ping(ctx); err != nil {
+		return &grpchealth.CheckResponse{Status: grpchealth.StatusNotServing}, nil
+	}
+	return &grpchealth.CheckResponse{Status: grpchealth.StatusServing}, nil
+}

@@ -1,0 +1,405 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+
+	"github.com/omcp/toolfailure/migrations"
+	"github.com/omcp/toolfailure/store"
+	"github.com/omcp/toolfailure/store/internal/canonical"
+)
+
+// versionTable is goose's bookkeeping table. It has our own name because the default,
+// goose_db_version, may already belong to another application sharing the schema, and goose would
+// then believe our migrations applied.
+const versionTable = "toolfailure_goose_db_version"
+
+// defaultConnectTimeout bounds each connection attempt when the URL does not say otherwise; pgx's
+// own default is to wait as long as the context allows, which at start-up is forever.
+const defaultConnectTimeout = 10 * time.Second
+
+// Store is the PostgreSQL implementation of store.Store. It is safe for concurrent use.
+type Store struct {
+	pool      *pgxpool.Pool
+	closeOnce sync.Once
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open connects to the database at databaseURL and checks that it answers. It does not migrate;
+// call Migrate. See the package documentation for the settings the URL can carry.
+func Open(ctx context.Context, databaseURL string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		// pgx redacts the password in its parse errors; the URL itself is never repeated here.
+		return nil, fmt.Errorf("open postgres store: parse database URL: %w", err)
+	}
+	if !strings.Contains(databaseURL, "pool_max_conns") {
+		cfg.MaxConns = int32(max(4, 2*runtime.GOMAXPROCS(0)))
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
+	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
+		// Shows up in pg_stat_activity, which is where an operator looks first.
+		cfg.ConnConfig.RuntimeParams["application_name"] = "toolfailure"
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres store: %w", err)
+	}
+	// The pool connects lazily; ping now so that a wrong URL fails at start-up, not on the first
+	// request.
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open postgres store: connect to %s: %w", describe(cfg), err)
+	}
+	return &Store{pool: pool}, nil
+}
+
+// describe names the database for error messages without the password.
+func describe(cfg *pgxpool.Config) string {
+	c := cfg.ConnConfig
+	return fmt.Sprintf("%s@%s/%s", c.User, c.Host+":"+strconv.Itoa(int(c.Port)), c.Database)
+}
+
+// Migrate applies pending migrations; see the package documentation for how concurrent callers
+// are serialised.
+func (s *Store) Migrate(ctx context.Context) error {
+	db := stdlib.OpenDB(*s.pool.Config().ConnConfig)
+	defer db.Close()
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.Postgres,
+		goose.WithTableName(versionTable),
+		goose.WithSessionLocker(schemaLock{}),
+		// Go migrations registered globally by any imported package must not leak into ours.
+		goose.WithDisableGlobalRegistry(true),
+	)
+	if err != nil {
+		return fmt.Errorf("migrate postgres store: %w", err)
+	}
+	if _, err := provider.Up(ctx); err != nil {
+		return fmt.Errorf("migrate postgres store: %w", err)
+	}
+	return nil
+}
+
+// schemaLock is a goose session locker that serialises migrations per schema with a blocking
+// advisory lock. goose's own locker polls with pg_try_advisory_lock every few seconds on one fixed
+// key for the whole database; blocking wakes the waiter the moment the lock is free, and keying by
+// schema lets independent schemas (parallel tests, or several deployments in one database) migrate
+// at the same time. The key is hashed by the server, so every process computes the same one.
+type schemaLock struct{}
+
+const lockKey = `hashtextextended('toolfailure migrate ' || coalesce(current_schema(), ''), 0)`
+
+func (schemaLock) SessionLock(ctx context.Context, conn *sql.Conn) error {
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(`+lockKey+`)`); err != nil {
+		return fmt.Errorf("take migration lock: %w", err)
+	}
+	return nil
+}
+
+func (schemaLock) SessionUnlock(ctx context.Context, conn *sql.Conn) error {
+	var released bool
+	if err := conn.QueryRowContext(ctx, `SELECT pg_advisory_unlock(`+lockKey+`)`).Scan(&released); err != nil {
+		return fmt.Errorf("release migration lock: %w", err)
+	}
+	if !released {
+		return errors.New("release migration lock: the lock was not held")
+	}
+	return nil
+}
+
+// EnsureTenant looks the tenant up first, because it nearly always exists, and inserts only when
+// it does not. ON CONFLICT DO NOTHING covers a concurrent creator: the insert then returns no row,
+// and the next lookup sees the winner's committed tenant.
+func (s *Store) EnsureTenant(ctx context.Context, name string) (store.Tenant, error) {
+	for range 3 {
+		t, err := scanTenant(s.pool.QueryRow(ctx,
+			`SELECT id, name, created_at FROM tenants WHERE name = $1`, name))
+		if err == nil {
+			return t, nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return store.Tenant{}, fmt.Errorf("store tenant %q: %w", name, mapError(err))
+		}
+		t, err = scanTenant(s.pool.QueryRow(ctx,
+			`INSERT INTO tenants (name, created_at) VALUES ($1, $2)
+			 ON CONFLICT (name) DO NOTHING
+			 RETURNING id, name, created_at`, name, canonical.Now()))
+		if err == nil {
+			return t, nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return store.Tenant{}, fmt.Errorf("store tenant %q: %w", name, mapError(err))
+		}
+	}
+	return store.Tenant{}, fmt.Errorf("store tenant %q: created and removed concurrently, giving up", name)
+}
+
+func scanTenant(row pgx.Row) (store.Tenant, error) {
+	var t store.Tenant
+	if err := row.Scan(&t.ID, &t.Name, &t.CreatedAt); err != nil {
+		return store.Tenant{}, err
+	}
+	t.CreatedAt = t.CreatedAt.UTC()
+	return t, nil
+}
+
+const apiKeyColumns = `tenant_id, id, key_hash, scopes, created_at`
+
+// CreateAPIKey stores k and returns it as stored.
+func (s *Store) CreateAPIKey(ctx context.Context, k store.APIKey) (store.APIKey, error) {
+	k = canonical.APIKey(k)
+	scopes := k.Scopes
+	if scopes == nil {
+		scopes = []string{} // the column is NOT NULL; pgx sends a nil slice as NULL
+	}
+	stored, err := scanAPIKey(s.pool.QueryRow(ctx,
+		`INSERT INTO api_keys (`+apiKeyColumns+`) VALUES ($1, $2, $3, $4, $5)
+		 RETURNING `+apiKeyColumns,
+		k.TenantID, k.ID, k.Hash, scopes, k.CreatedAt))
+	if err != nil {
+		return store.APIKey{}, fmt.Errorf("store API key %q of tenant %d: %w", k.ID, k.TenantID, mapError(err))
+	}
+	return stored, nil
+}
+
+// APIKeyByHash is an equality lookup on the unique hash index. Comparing hashes in the database is
+// not a timing side channel worth closing: an attacker cannot choose the hash of a guess's prefix.
+func (s *Store) APIKeyByHash(ctx context.Context, hash []byte) (store.APIKey, store.Tenant, error) {
+	var (
+		k store.APIKey
+		t store.Tenant
+	)
+	err := s.pool.QueryRow(ctx,
+		`SELECT k.tenant_id, k.id, k.key_hash, k.scopes, k.created_at, t.id, t.name, t.created_at
+		 FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+		 WHERE k.key_hash = $1`, hash).
+		Scan(&k.TenantID, &k.ID, &k.Hash, &k.Scopes, &k.CreatedAt, &t.ID, &t.Name, &t.CreatedAt)
+	if err != nil {
+		return store.APIKey{}, store.Tenant{}, fmt.Errorf("store API key by hash: %w", mapError(err))
+	}
+	k.Scopes = canonical.Scopes(k.Scopes)
+	k.CreatedAt = k.CreatedAt.UTC()
+	t.CreatedAt = t.CreatedAt.UTC()
+	return k, t, nil
+}
+
+func scanAPIKey(row pgx.Row) (store.APIKey, error) {
+	var k store.APIKey
+	if err := row.Scan(&k.TenantID, &k.ID, &k.Hash, &k.Scopes, &k.CreatedAt); err != nil {
+		return store.APIKey{}, err
+	}
+	k.Scopes = canonical.Scopes(k.Scopes)
+	k.CreatedAt = k.CreatedAt.UTC()
+	return k, nil
+}
+
+// CountAPIKeys counts all keys of all tenants.
+func (s *Store) CountAPIKeys(ctx context.Context) (int, error) {
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM api_keys`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count API keys: %w", mapError(err))
+	}
+	return n, nil
+}
+
+const failureColumns = `tenant_id, id, tool, server, class, code, retryable, retry_not_before,
+	agent_guidance, rule_id, rule_version, error, tool_annotations, trace_id, span_id,
+	idempotency_key, created_at, occurred_at`
+
+// insertFailure names the partial unique index's columns and predicate, which is how PostgreSQL
+// infers that index as the arbiter; a clash on anything else (the primary key) is still an error.
+const insertFailure = `INSERT INTO failures (` + failureColumns + `)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+	ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+	RETURNING ` + failureColumns
+
+// InsertFailure writes f and returns once the write is committed.
+//
+// Group commit will slot in here: concurrent calls would hand their rows to one writer that sends
+// them as one batch in one transaction and wakes every caller after its COMMIT, trading a little
+// latency for far fewer fsyncs under load. Until then each call commits on its own.
+func (s *Store) InsertFailure(ctx context.Context, f store.Failure) (store.Failure, bool, error) {
+	f = canonical.Failure(f)
+	id := canonical.ID(f.ID)
+	stored, err := scanFailure(s.pool.QueryRow(ctx, insertFailure,
+		f.TenantID, f.ID, f.Tool, f.Server, f.Class, f.Code, f.Retryable, nullTime(f.RetryNotBefore),
+		f.AgentGuidance, f.RuleID, f.RuleVersion, nullJSON(f.Error), nullJSON(f.ToolAnnotations),
+		nullString(f.TraceID), nullString(f.SpanID), nullString(f.IdempotencyKey),
+		f.CreatedAt, f.OccurredAt))
+	if err == nil {
+		return stored, true, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) || f.IdempotencyKey == "" {
+		return store.Failure{}, false, fmt.Errorf("store failure %s: %w", id, mapError(err))
+	}
+	// No row: the idempotency key is taken. DO NOTHING waited for the holder's transaction to
+	// commit, so this new statement sees the record that won.
+	stored, err = scanFailure(s.pool.QueryRow(ctx,
+		`SELECT `+failureColumns+` FROM failures WHERE tenant_id = $1 AND idempotency_key = $2`,
+		f.TenantID, f.IdempotencyKey))
+	if err != nil {
+		return store.Failure{}, false, fmt.Errorf("store failure %s: read record of idempotency key %q: %w",
+			id, f.IdempotencyKey, mapError(err))
+	}
+	return stored, false, nil
+}
+
+// GetFailure reads one record; the tenant is part of the key, so another tenant's ID is simply
+// not found.
+func (s *Store) GetFailure(ctx context.Context, tenantID int64, id [16]byte) (store.Failure, error) {
+	f, err := scanFailure(s.pool.QueryRow(ctx,
+		`SELECT `+failureColumns+` FROM failures WHERE tenant_id = $1 AND id = $2`, tenantID, id))
+	if err != nil {
+		return store.Failure{}, fmt.Errorf("get failure %s: %w", canonical.ID(id), mapError(err))
+	}
+	return f, nil
+}
+
+// ListFailures builds its WHERE clause from the filters that are set, so that the planner sees
+// plain equality and range predicates and can pick the index that ends in id (see the migration).
+func (s *Store) ListFailures(ctx context.Context, tenantID int64, q store.ListQuery) ([]store.Failure, error) {
+	var (
+		where = []string{"tenant_id = $1"}
+		args  = []any{tenantID}
+	)
+	add := func(cond string, arg any) {
+		args = append(args, arg)
+		where = append(where, fmt.Sprintf(cond, len(args)))
+	}
+	fl := q.Filter
+	if fl.Tool != "" {
+		add("tool = $%d", fl.Tool)
+	}
+	if fl.Class != "" {
+		add("class = $%d", fl.Class)
+	}
+	if fl.Code != "" {
+		add("code = $%d", fl.Code)
+	}
+	if fl.TraceID != "" {
+		add("trace_id = $%d", strings.ToLower(fl.TraceID))
+	}
+	if !fl.Since.IsZero() {
+		add("created_at >= $%d", canonical.Time(fl.Since))
+	}
+	if !fl.Until.IsZero() {
+		add("created_at < $%d", canonical.Time(fl.Until))
+	}
+	if q.After != nil {
+		add("id < $%d", *q.After)
+	}
+	args = append(args, canonical.Limit(q.Limit))
+	sqlText := `SELECT ` + failureColumns + ` FROM failures WHERE ` + strings.Join(where, " AND ") +
+		` ORDER BY id DESC LIMIT $` + strconv.Itoa(len(args))
+
+	rows, err := s.pool.Query(ctx, sqlText, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list failures of tenant %d: %w", tenantID, mapError(err))
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Failure, error) {
+		return scanFailure(row)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list failures of tenant %d: %w", tenantID, mapError(err))
+	}
+	return out, nil
+}
+
+func scanFailure(row pgx.Row) (store.Failure, error) {
+	var (
+		f                      store.Failure
+		retryNotBefore         *time.Time
+		errorJSON, annotations []byte
+		traceID, spanID, idemp *string
+	)
+	err := row.Scan(&f.TenantID, &f.ID, &f.Tool, &f.Server, &f.Class, &f.Code, &f.Retryable,
+		&retryNotBefore, &f.AgentGuidance, &f.RuleID, &f.RuleVersion, &errorJSON, &annotations,
+		&traceID, &spanID, &idemp, &f.CreatedAt, &f.OccurredAt)
+	if err != nil {
+		return store.Failure{}, err
+	}
+	if retryNotBefore != nil {
+		f.RetryNotBefore = retryNotBefore.UTC()
+	}
+	f.Error = errorJSON
+	if annotations != nil {
+		f.ToolAnnotations = annotations
+	}
+	f.TraceID = deref(traceID)
+	f.SpanID = deref(spanID)
+	f.IdempotencyKey = deref(idemp)
+	f.CreatedAt = f.CreatedAt.UTC()
+	f.OccurredAt = f.OccurredAt.UTC()
+	return f, nil
+}
+
+// mapError turns the database's answers into the store's sentinels, keeping the original error in
+// the chain for logs: no row is ErrNotFound, a unique violation ErrConflict, and a foreign key
+// violation (a write naming a tenant that does not exist) ErrNotFound.
+func mapError(err error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.ErrNotFound
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "23505": // unique_violation
+			return fmt.Errorf("%w: %w", store.ErrConflict, err)
+		case "23503": // foreign_key_violation
+			return fmt.Errorf("tenant: %w: %w", store.ErrNotFound, err)
+		}
+	}
+	return err
+}
+
+// The columns that are NULL when absent (so that partial indexes skip them) take these.
+
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullJSON(j []byte) any {
+	if j == nil {
+		return nil
+	}
+	return string(j) // text is sent as is; pgx would otherwise treat raw bytes as already-encoded JSON anyway
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// Close closes the pool, waiting for connections in use to be returned.
+func (s *Store) Close() error {
+	s.closeOnce.Do(s.pool.Close)
+	return nil
+}
