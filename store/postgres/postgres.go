@@ -73,7 +73,7 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 // describe names the database for error messages without the password.
 func describe(cfg *pgxpool.Config) string {
 	c := cfg.ConnConfig
-	return fmt.Sprintf("%s@%s/%s", c.User, c.Host+":"+strconv.Itoa(int(c.Port)), c.Database)
+	return fmt.Sprintf("%s@%s:%d/%s", c.User, c.Host, c.Port, c.Database)
 }
 
 // Migrate applies pending migrations; see the package documentation for how concurrent callers
@@ -388,7 +388,9 @@ func nullJSON(j []byte) any {
 	if j == nil {
 		return nil
 	}
-	return string(j) // text is sent as is; pgx would otherwise treat raw bytes as already-encoded JSON anyway
+	// As a string, pgx sends the JSON text unchanged and the server parses it; nothing is re-encoded
+	// on the way, which could alter a document that is stored "as received".
+	return string(j)
 }
 
 func deref(s *string) string {

@@ -1,6 +1,3 @@
-// Package canonical turns records into the exact form in which every backend stores them, so that
-// the backends agree on the values they return without each re-deriving the rules. What the rules
-// are is part of the store contract (see package store); this package is only their one definition.
 package canonical
 
 import (

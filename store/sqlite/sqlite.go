@@ -1,0 +1,513 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pressly/goose/v3"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/omcp/toolfailure/migrations"
+	"github.com/omcp/toolfailure/store"
+	"github.com/omcp/toolfailure/store/internal/canonical"
+)
+
+// ErrLocked is returned (wrapped) by Open when another process has the database open.
+var ErrLocked = errors.New("database is in use by another process")
+
+// versionTable is goose's bookkeeping table, named like the PostgreSQL store's for consistency.
+const versionTable = "toolfailure_goose_db_version"
+
+// busyTimeoutMS is how long a connection waits for a lock before failing with SQLITE_BUSY. With one
+// writer in one process, readers meet a lock only around WAL checkpoints and recovery, which are short.
+const busyTimeoutMS = 10_000
+
+// Store is the SQLite implementation of store.Store. It is safe for concurrent use.
+type Store struct {
+	path    string
+	lock    *os.File
+	writer  *sql.DB // exactly one connection: every write goes through it, in turn
+	readers *sql.DB // read-only connections
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ store.Store = (*Store)(nil)
+
+// DefaultPath is where the embedded store lives when the operator names no database:
+// $XDG_DATA_HOME/toolfailure/toolfailure.db, or ~/.local/share/toolfailure/toolfailure.db when
+// XDG_DATA_HOME is unset (or, as the XDG specification requires, ignored because it is not absolute).
+// It is a data directory, not a cache or config directory, because the records must survive cache
+// cleaning and are not settings. On Windows, without XDG_DATA_HOME, it is under %LocalAppData%. If
+// no home directory is known, it is toolfailure.db in the working directory. Open creates the
+// directory.
+func DefaultPath() string {
+	return defaultPath(runtime.GOOS, os.Getenv, os.UserHomeDir)
+}
+
+// defaultPath is DefaultPath with its environment passed in, so that tests need not change the
+// process's.
+func defaultPath(goos string, getenv func(string) string, home func() (string, error)) string {
+	const app, file = "toolfailure", "toolfailure.db"
+	if dir := getenv("XDG_DATA_HOME"); dir != "" && filepath.IsAbs(dir) {
+		return filepath.Join(dir, app, file)
+	}
+	if goos == "windows" {
+		if dir := getenv("LocalAppData"); dir != "" {
+			return filepath.Join(dir, app, file)
+		}
+	}
+	if h, err := home(); err == nil && h != "" {
+		return filepath.Join(h, ".local", "share", app, file)
+	}
+	return file
+}
+
+// Open opens (creating if needed) the database file at path, and its directory, and locks it for
+// this process. It does not migrate; call Migrate.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("open sqlite store: empty path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, fmt.Errorf("open sqlite store %s: %w", abs, err)
+	}
+	lock, err := acquireLock(abs + ".lock")
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite store %s: %w", abs, err)
+	}
+	s := &Store{path: abs, lock: lock}
+
+	// Order matters: the writer creates the file and switches it to WAL before any reader opens it.
+	s.writer, err = sql.Open("sqlite", dsn(abs,
+		"_pragma=busy_timeout("+strconv.Itoa(busyTimeoutMS)+")",
+		"_pragma=foreign_keys(1)",
+		"_pragma=journal_mode(WAL)",
+		"_pragma=synchronous(FULL)",
+		"_txlock=immediate",
+	))
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open sqlite store %s: %w", abs, err), s.Close())
+	}
+	s.writer.SetMaxOpenConns(1)
+	s.writer.SetMaxIdleConns(1)
+	s.writer.SetConnMaxLifetime(0)
+	s.writer.SetConnMaxIdleTime(0)
+	// journal_mode=WAL silently stays what it was where WAL is impossible (some network file
+	// systems); the durability and concurrency described in the package documentation need it.
+	var mode string
+	if err := s.writer.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return nil, errors.Join(fmt.Errorf("open sqlite store %s: %w", abs, err), s.Close())
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return nil, errors.Join(fmt.Errorf("open sqlite store %s: journal mode is %q, not WAL; is it on a network file system?", abs, mode), s.Close())
+	}
+
+	s.readers, err = sql.Open("sqlite", dsn(abs,
+		"_pragma=busy_timeout("+strconv.Itoa(busyTimeoutMS)+")",
+		"_pragma=query_only(1)",
+	))
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open sqlite store %s: %w", abs, err), s.Close())
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	s.readers.SetMaxOpenConns(n)
+	s.readers.SetMaxIdleConns(n)
+	if err := s.readers.PingContext(ctx); err != nil {
+		return nil, errors.Join(fmt.Errorf("open sqlite store %s: %w", abs, err), s.Close())
+	}
+	return s, nil
+}
+
+// dsn builds a URI filename. The file: form (rather than a bare path) lets SQLite decode %-escapes,
+// so a path containing '?' or '#' is not mistaken for the start of the parameters.
+func dsn(path string, params ...string) string {
+	p := filepath.ToSlash(path)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive path, C:/…, becomes /C:/… as SQLite expects
+	}
+	p = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(p)
+	return "file:" + p + "?" + strings.Join(params, "&")
+}
+
+// acquireLock opens and locks the lock file, and writes this process's ID into it so that the
+// error seen by a second process can name the first.
+func acquireLock(lockPath string) (*os.File, error) {
+	f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open lock file: %w", err)
+	}
+	if err := lockFile(f); err != nil {
+		_ = f.Close()
+		if errors.Is(err, errWouldBlock) {
+			holder := ""
+			if b, rerr := os.ReadFile(lockPath); rerr == nil {
+				if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil {
+					holder = fmt.Sprintf(" (process %d)", pid)
+				}
+			}
+			return nil, fmt.Errorf("%s is locked%s: another toolfailure is probably running with this database; stop it or use another path: %w",
+				lockPath, holder, ErrLocked)
+		}
+		return nil, fmt.Errorf("lock %s: %w", lockPath, err)
+	}
+	// Best effort: the PID only improves the message above.
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return f, nil
+}
+
+// Migrate applies pending migrations through the writer connection. No database lock is needed:
+// the file lock keeps other processes out, and the single writer connection serialises callers in
+// this one.
+func (s *Store) Migrate(ctx context.Context) error {
+	provider, err := goose.NewProvider(goose.DialectSQLite3, s.writer, migrations.SQLite,
+		goose.WithTableName(versionTable),
+		goose.WithDisableGlobalRegistry(true),
+	)
+	if err != nil {
+		return fmt.Errorf("migrate sqlite store %s: %w", s.path, err)
+	}
+	if _, err := provider.Up(ctx); err != nil {
+		return fmt.Errorf("migrate sqlite store %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// write runs fn in a transaction on the writer connection. The explicit COMMIT is what makes the
+// acknowledgement durable: with synchronous=FULL it returns after the WAL is synced, and its error
+// cannot be lost the way an implicit commit at statement reset could be.
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		return errors.Join(err, tx.Rollback())
+	}
+	return tx.Commit()
+}
+
+// EnsureTenant returns the tenant named name, creating it if needed. Writes are serialised, so a
+// lookup and an insert in one transaction cannot race with another creator.
+func (s *Store) EnsureTenant(ctx context.Context, name string) (store.Tenant, error) {
+	var t store.Tenant
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		t, err = scanTenant(tx.QueryRowContext(ctx,
+			`SELECT id, name, created_at FROM tenants WHERE name = ?`, name))
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		t, err = scanTenant(tx.QueryRowContext(ctx,
+			`INSERT INTO tenants (name, created_at) VALUES (?, ?) RETURNING id, name, created_at`,
+			name, canonical.Now().UnixMicro()))
+		return err
+	})
+	if err != nil {
+		return store.Tenant{}, fmt.Errorf("store tenant %q: %w", name, mapError(err))
+	}
+	return t, nil
+}
+
+func scanTenant(row *sql.Row) (store.Tenant, error) {
+	var (
+		t         store.Tenant
+		createdAt int64
+	)
+	if err := row.Scan(&t.ID, &t.Name, &createdAt); err != nil {
+		return store.Tenant{}, err
+	}
+	t.CreatedAt = fromMicros(createdAt)
+	return t, nil
+}
+
+// CreateAPIKey stores k and returns it as stored.
+func (s *Store) CreateAPIKey(ctx context.Context, k store.APIKey) (store.APIKey, error) {
+	k = canonical.APIKey(k)
+	scopes := k.Scopes
+	if scopes == nil {
+		scopes = []string{} // "[]", not "null": the column holds an array
+	}
+	scopesJSON, err := json.Marshal(scopes)
+	if err != nil {
+		return store.APIKey{}, fmt.Errorf("store API key %q of tenant %d: %w", k.ID, k.TenantID, err)
+	}
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx,
+			`INSERT INTO api_keys (tenant_id, id, key_hash, scopes, created_at) VALUES (?, ?, ?, ?, ?)`,
+			k.TenantID, k.ID, k.Hash, string(scopesJSON), k.CreatedAt.UnixMicro())
+		return err
+	})
+	if err != nil {
+		return store.APIKey{}, fmt.Errorf("store API key %q of tenant %d: %w", k.ID, k.TenantID, mapError(err))
+	}
+	k.Scopes = canonical.Scopes(k.Scopes)
+	return k, nil
+}
+
+// APIKeyByHash is an equality lookup on the unique hash index.
+func (s *Store) APIKeyByHash(ctx context.Context, hash []byte) (store.APIKey, store.Tenant, error) {
+	var (
+		k               store.APIKey
+		t               store.Tenant
+		scopes          string
+		keyAt, tenantAt int64
+	)
+	err := s.readers.QueryRowContext(ctx,
+		`SELECT k.tenant_id, k.id, k.key_hash, k.scopes, k.created_at, t.id, t.name, t.created_at
+		 FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+		 WHERE k.key_hash = ?`, hash).
+		Scan(&k.TenantID, &k.ID, &k.Hash, &scopes, &keyAt, &t.ID, &t.Name, &tenantAt)
+	if err != nil {
+		return store.APIKey{}, store.Tenant{}, fmt.Errorf("store API key by hash: %w", mapError(err))
+	}
+	if err := json.Unmarshal([]byte(scopes), &k.Scopes); err != nil {
+		return store.APIKey{}, store.Tenant{}, fmt.Errorf("store API key %q: decode scopes: %w", k.ID, err)
+	}
+	k.Scopes = canonical.Scopes(k.Scopes)
+	k.CreatedAt = fromMicros(keyAt)
+	t.CreatedAt = fromMicros(tenantAt)
+	return k, t, nil
+}
+
+// CountAPIKeys counts all keys of all tenants.
+func (s *Store) CountAPIKeys(ctx context.Context) (int, error) {
+	var n int
+	if err := s.readers.QueryRowContext(ctx, `SELECT count(*) FROM api_keys`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count API keys: %w", mapError(err))
+	}
+	return n, nil
+}
+
+const failureColumns = `tenant_id, id, tool, server, class, code, retryable, retry_not_before,
+	agent_guidance, rule_id, rule_version, error, tool_annotations, trace_id, span_id,
+	idempotency_key, created_at, occurred_at`
+
+// The conflict target repeats the partial index's predicate, which SQLite requires to use a
+// partial unique index as the arbiter.
+const insertFailure = `INSERT INTO failures (` + failureColumns + `)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`
+
+// InsertFailure writes f in one transaction on the writer connection. An idempotency replay is
+// detected by the insert changing nothing, and the existing record is read in the same
+// transaction; since writes are serialised, no other writer can come in between.
+func (s *Store) InsertFailure(ctx context.Context, f store.Failure) (store.Failure, bool, error) {
+	f = canonical.Failure(f)
+	var (
+		stored  store.Failure
+		created bool
+	)
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, insertFailure,
+			f.TenantID, f.ID[:], f.Tool, f.Server, f.Class, f.Code, f.Retryable,
+			nullMicros(f.RetryNotBefore), f.AgentGuidance, f.RuleID, f.RuleVersion,
+			nullJSON(f.Error), nullJSON(f.ToolAnnotations),
+			nullString(f.TraceID), nullString(f.SpanID), nullString(f.IdempotencyKey),
+			f.CreatedAt.UnixMicro(), f.OccurredAt.UnixMicro())
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		if n == 1 {
+			stored, created = f, true
+			return nil
+		}
+		stored, err = scanFailure(tx.QueryRowContext(ctx,
+			`SELECT `+failureColumns+` FROM failures WHERE tenant_id = ? AND idempotency_key = ?`,
+			f.TenantID, f.IdempotencyKey))
+		return err
+	})
+	if err != nil {
+		return store.Failure{}, false, fmt.Errorf("store failure %s: %w", canonical.ID(f.ID), mapError(err))
+	}
+	return stored, created, nil
+}
+
+// GetFailure reads one record of the tenant.
+func (s *Store) GetFailure(ctx context.Context, tenantID int64, id [16]byte) (store.Failure, error) {
+	f, err := scanFailure(s.readers.QueryRowContext(ctx,
+		`SELECT `+failureColumns+` FROM failures WHERE tenant_id = ? AND id = ?`, tenantID, id[:]))
+	if err != nil {
+		return store.Failure{}, fmt.Errorf("get failure %s: %w", canonical.ID(id), mapError(err))
+	}
+	return f, nil
+}
+
+// ListFailures mirrors the PostgreSQL query: only the filters that are set become predicates, so
+// that SQLite's planner can choose the index that ends in id.
+func (s *Store) ListFailures(ctx context.Context, tenantID int64, q store.ListQuery) ([]store.Failure, error) {
+	var (
+		where = []string{"tenant_id = ?"}
+		args  = []any{tenantID}
+	)
+	add := func(cond string, arg any) {
+		where = append(where, cond)
+		args = append(args, arg)
+	}
+	fl := q.Filter
+	if fl.Tool != "" {
+		add("tool = ?", fl.Tool)
+	}
+	if fl.Class != "" {
+		add("class = ?", fl.Class)
+	}
+	if fl.Code != "" {
+		add("code = ?", fl.Code)
+	}
+	if fl.TraceID != "" {
+		add("trace_id = ?", strings.ToLower(fl.TraceID))
+	}
+	if !fl.Since.IsZero() {
+		add("created_at >= ?", canonical.Time(fl.Since).UnixMicro())
+	}
+	if !fl.Until.IsZero() {
+		add("created_at < ?", canonical.Time(fl.Until).UnixMicro())
+	}
+	if q.After != nil {
+		add("id < ?", q.After[:])
+	}
+	args = append(args, canonical.Limit(q.Limit))
+	query := `SELECT ` + failureColumns + ` FROM failures WHERE ` + strings.Join(where, " AND ") +
+		` ORDER BY id DESC LIMIT ?`
+
+	rows, err := s.readers.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list failures of tenant %d: %w", tenantID, mapError(err))
+	}
+	defer rows.Close()
+	var out []store.Failure
+	for rows.Next() {
+		f, err := scanFailure(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list failures of tenant %d: %w", tenantID, err)
+		}
+		out = append(out, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list failures of tenant %d: %w", tenantID, mapError(err))
+	}
+	return out, nil
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanFailure(row scanner) (store.Failure, error) {
+	var (
+		f                      store.Failure
+		id                     []byte
+		retryNotBefore         sql.NullInt64
+		errorJSON, annotations sql.NullString
+		traceID, spanID, idemp sql.NullString
+		createdAt, occurredAt  int64
+	)
+	err := row.Scan(&f.TenantID, &id, &f.Tool, &f.Server, &f.Class, &f.Code, &f.Retryable,
+		&retryNotBefore, &f.AgentGuidance, &f.RuleID, &f.RuleVersion, &errorJSON, &annotations,
+		&traceID, &spanID, &idemp, &createdAt, &occurredAt)
+	if err != nil {
+		return store.Failure{}, err
+	}
+	if len(id) != len(f.ID) {
+		return store.Failure{}, fmt.Errorf("failure id has %d bytes, want %d", len(id), len(f.ID))
+	}
+	copy(f.ID[:], id)
+	if retryNotBefore.Valid {
+		f.RetryNotBefore = fromMicros(retryNotBefore.Int64)
+	}
+	if errorJSON.Valid {
+		f.Error = json.RawMessage(errorJSON.String)
+	}
+	if annotations.Valid {
+		f.ToolAnnotations = json.RawMessage(annotations.String)
+	}
+	f.TraceID = traceID.String
+	f.SpanID = spanID.String
+	f.IdempotencyKey = idemp.String
+	f.CreatedAt = fromMicros(createdAt)
+	f.OccurredAt = fromMicros(occurredAt)
+	return f, nil
+}
+
+// mapError turns SQLite's answers into the store's sentinels, keeping the original error in the
+// chain: no row is ErrNotFound, a unique or primary key violation ErrConflict, and a foreign key
+// violation (a write naming a tenant that does not exist) ErrNotFound.
+func mapError(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.ErrNotFound
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return fmt.Errorf("%w: %w", store.ErrConflict, err)
+		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+			return fmt.Errorf("tenant: %w: %w", store.ErrNotFound, err)
+		}
+	}
+	return err
+}
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+// The columns that are NULL when absent (so that partial indexes skip them) take these.
+
+func nullMicros(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMicro()
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullJSON(j []byte) any {
+	if j == nil {
+		return nil
+	}
+	return string(j) // TEXT in a STRICT table: a []byte would be refused as a BLOB
+}
+
+// Close closes the connections, then releases the file lock, in that order, so that another
+// process cannot open the file while this one still writes to it.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		var errs []error
+		if s.readers != nil {
+			errs = append(errs, s.readers.Close())
+		}
+		if s.writer != nil {
+			errs = append(errs, s.writer.Close())
+		}
+		errs = append(errs, s.lock.Close()) // closing the descriptor releases the lock
+		if err := errors.Join(errs...); err != nil {
+			s.closeErr = fmt.Errorf("close sqlite store %s: %w", s.path, err)
+		}
+	})
+	return s.closeErr
+}
