@@ -27,11 +27,7 @@ type Store interface {
 	InsertFailure(ctx context.Context, f store.Failure) (store.Failure, bool, error)
 	GetFailure(ctx context.Context, tenantID int64, id [16]byte) (store.Failure, error)
 	ListFailures(ctx context.Context, tenantID int64, q store.ListQuery) ([]store.Failure, error)
-}
-
-// Pinger is implemented by stores that can tell whether they are reachable;
-// /healthz and gRPC health use it when present.
-type Pinger interface {
+	// Ping tells /healthz and gRPC health whether the store answers.
 	Ping(ctx context.Context) error
 }
 
@@ -131,16 +127,12 @@ type healthCheck struct {
 }
 
 func (h *healthCheck) ping(ctx context.Context) error {
-	p, ok := h.store.(Pinger)
-	if !ok {
-		return nil
-	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if now := h.now(); now.Sub(h.checked) > time.Second {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		h.last = p.Ping(ctx)
+		h.last = h.store.Ping(ctx)
 		h.checked = now
 	}
 	return h.last

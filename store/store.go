@@ -154,6 +154,9 @@ type Store interface {
 	// same however deep it is, and records written meanwhile cause neither duplicates nor gaps.
 	ListFailures(ctx context.Context, tenantID int64, q ListQuery) ([]Failure, error)
 
+	// Ping reports whether the backend answers; /healthz and gRPC health use it.
+	Ping(ctx context.Context) error
+
 	// Close releases the store's connections (and, for the embedded store, its file lock). It is
 	// safe to call more than once.
 	Close() error

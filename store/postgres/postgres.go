@@ -400,6 +400,14 @@ func deref(s *string) string {
 	return *s
 }
 
+// Ping checks that PostgreSQL answers, for health checks.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.pool.Ping(ctx); err != nil {
+		return fmt.Errorf("ping postgres: %w", err)
+	}
+	return nil
+}
+
 // Close closes the pool, waiting for connections in use to be returned.
 func (s *Store) Close() error {
 	s.closeOnce.Do(s.pool.Close)

@@ -493,6 +493,14 @@ func nullJSON(j []byte) any {
 	return string(j) // TEXT in a STRICT table: a []byte would be refused as a BLOB
 }
 
+// Ping checks that the database file can be read, for health checks.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.readers.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping sqlite store %s: %w", s.path, err)
+	}
+	return nil
+}
+
 // Close closes the connections, then releases the file lock, in that order, so that another
 // process cannot open the file while this one still writes to it.
 func (s *Store) Close() error {

@@ -68,6 +68,12 @@ func Run(t *testing.T, h Harness) {
 		})
 	})
 
+	t.Run("Ping", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		requireNoError(t, b.store.Ping(b.ctx))
+	})
+
 	t.Run("Tenants", func(t *testing.T) {
 		t.Parallel()
 
