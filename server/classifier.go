@@ -75,21 +75,23 @@ func (s *classifierService) Explain(ctx context.Context, req *v1.ExplainRequest)
 	if err != nil {
 		return nil, err
 	}
-	out := classify.Baseline(in, s.cfg.Now())
-	tf := toolFailureOf(out, "")
-	return &v1.ExplainResponse{
-		ToolFailure: tf,
+	out, trail := classify.Explain(in, s.cfg.Now())
+	res := &v1.ExplainResponse{
+		ToolFailure: toolFailureOf(out, ""),
 		RuleId:      out.RuleID,
-		Evaluations: []*v1.RuleEvaluation{{
-			RuleId:  out.RuleID,
-			Source:  "baseline",
-			Mode:    "enforce",
-			Matched: true,
-			Outcome: tf,
-			Detail:  "first matching rule of the built-in baseline pack",
-		}},
-		Reason: fmt.Sprintf("no tenant rule matched; the baseline rule %s decided", out.RuleID),
-	}, nil
+		Reason:      fmt.Sprintf("no tenant rule matched; %s was the first baseline rule to match", out.RuleID),
+	}
+	if out.RuleID == classify.DefaultRuleID {
+		res.Reason = "no rule matched; the documented default applies"
+	}
+	for _, r := range trail {
+		ev := &v1.RuleEvaluation{RuleId: r.ID, Source: "baseline", Mode: "enforce", Matched: r.Matched, Detail: r.Description}
+		if r.Matched {
+			ev.Outcome = toolFailureOf(r.Outcome, "")
+		}
+		res.Evaluations = append(res.Evaluations, ev)
+	}
+	return res, nil
 }
 
 // toInput checks what protovalidate cannot express (the size and depth of

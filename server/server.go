@@ -13,6 +13,7 @@ import (
 	connectv1 "connectrpc.com/connect"
 	"connectrpc.com/connect/v2"
 	"connectrpc.com/connect/v2/connecthttp"
+	"connectrpc.com/connect/v2/connectproto"
 	"connectrpc.com/grpchealth"
 	"connectrpc.com/grpcreflect/v2"
 
@@ -100,7 +101,16 @@ func New(cfg Config) (http.Handler, error) {
 
 	health := &healthCheck{store: cfg.Store, now: cfg.Now}
 	mux := http.NewServeMux()
-	httpOpts := []connecthttp.Option{connecthttp.WithReadMaxBytes(cfg.Limits.MaxRequestBytes), connecthttp.WithHTTPGet()}
+	// Unknown JSON fields are refused rather than dropped: most callers write
+	// JSON by hand (curl, Python), and a misspelled "httpstatus" silently
+	// ignored would lose exactly the signal that classifies the error.
+	strictJSON := connectproto.NewJSONCodec()
+	strictJSON.UnmarshalOptions.DiscardUnknown = false
+	httpOpts := []connecthttp.Option{
+		connecthttp.WithReadMaxBytes(cfg.Limits.MaxRequestBytes),
+		connecthttp.WithHTTPGet(),
+		connecthttp.WithCodecs(connectproto.NewBinaryCodec(), strictJSON),
+	}
 	connecthttp.Mount(mux, rpc, httpOpts...)
 	connecthttp.Mount(mux, reflection)
 	mux.Handle(grpchealth.NewHandler(health))

@@ -1,0 +1,399 @@
+package classify
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Phrase sets for message heuristics. Phrases are matched against
+// signals.text, which is lower case with every non-alphanumeric run turned
+// into one space, so " rate limit" matches "Rate-limit", "rate_limit" and
+// "RateLimit". A leading space anchors a phrase at a word start; a trailing
+// space, where present, at a word end.
+//
+// The sets are tried in the order of textOrder: the more specific and the
+// more consequential a reading, the earlier. "Approval required" must be
+// read as a human step before "required" reads as a missing argument, and
+// "host not found" as a DNS failure before "not found" reads as a missing
+// resource.
+
+type textSet uint8
+
+const (
+	tConfirm textSet = iota
+	tSetup
+	tBilling
+	tStorage
+	tRate
+	tOverloaded
+	tContention
+	tAuth
+	tPolicy
+	tUnsupportedStrong
+	tPermission
+	tAuthWeak
+	tDNS
+	tRefused
+	tTimeout
+	tNetwork
+	tTooLarge
+	tUnsupported
+	tNotFound
+	tExists
+	tInvalid
+	tUnavailable
+	tServer
+	tBlocked
+	tDenied
+	setCount
+)
+
+type phraseSet struct {
+	kind    kind
+	phrases []string
+	// patterns catch phrasings with a variable word in them ("no node
+	// found"); they run on the same normalized text.
+	patterns []*regexp.Regexp
+	// unless vetoes the set: "blocked by the user" is not a policy block.
+	unless []string
+}
+
+func re(s string) *regexp.Regexp { return regexp.MustCompile(s) }
+
+var textSets = [setCount]phraseSet{
+	tConfirm: {kind: kConfirm, phrases: []string{
+		" awaiting confirmation", " requires confirmation", " confirmation required",
+		" confirmation is required", " needs confirmation", " need confirmation", " requires approval",
+		" approval required", " approval is required", " needs approval", " need approval",
+		" pending approval", " awaiting approval", " must be approved", " must be confirmed",
+		" please confirm", " explicit confirmation", " explicitly confirm", " user confirmation",
+		" human approval", " consent required", " consent is required", " requires consent",
+		" interaction required", " requires user interaction", " user action required",
+		" action required", " needs to be approved", " not yet approved", " waiting for approval",
+		" requires explicit", " confirm the ", " to be confirmed", " requires human",
+		" human in the loop", " elicitation required", " requires manual approval", " approval needed",
+		" awaiting user", " requires action",
+	}},
+	tSetup: {kind: kSetup, phrases: []string{
+		" has not been used in project", " it is disabled", " enable it by visiting",
+		" api has not been enabled", " api is not enabled", " service disabled", " service is disabled",
+		" is disabled for this project", " not enabled for this project", " not been enabled",
+		" verify your email", " email not verified", " email is not verified", " email address is not verified",
+		" accept the terms", " terms of service have not been accepted", " account is not activated",
+		" account not activated", " account has not been activated", " complete the setup",
+		" finish setting up", " setup is required", " setup required", " not been set up",
+		" needs to be set up", " must be set up", " is not set up", " not configured for this account",
+		" has not been configured", " needs to be configured", " must be configured",
+		" no default payment", " account is locked", " account locked", " account has been locked", " account is disabled", " account has been disabled", " account disabled", " two factor authentication setup", " onboarding",
+	}},
+	tBilling: {kind: kBilling, phrases: []string{
+		" billing details", " check your billing", " billing account", " billing is not enabled",
+		" billing not enabled", " billing has not been enabled", " billing hard limit",
+		" billing issue", " billing problem", " billing error", " billing disabled", " billing is disabled",
+		" billing information", " billing must be enabled", " enable billing", " billing to be enabled",
+		" payment required", " payment method", " payment failed", " insufficient funds",
+		" insufficient balance", " credit balance", " out of credits", " insufficient credits",
+		" no credits", " credits exhausted", " run out of credits", " ran out of credits",
+		" exceeded your current quota", " insufficient quota", " insufficient_quota",
+		" upgrade your plan", " upgrade your account", " plan limit", " plan does not",
+		" your plan", " current plan", " subscription has expired", " subscription expired",
+		" subscription required", " subscription is required", " subscription is inactive",
+		" trial has expired", " trial expired", " trial period has ended", " account is suspended",
+		" account suspended", " account has been suspended", " account is past due", " past due",
+		" daily limit", " monthly limit", " monthly quota", " daily quota", " quota for today",
+		" per day", " card was declined", " card declined", " spending limit", " usage limit",
+		" usage cap", " hard limit",
+	}},
+	tStorage: {kind: kStorageFull, phrases: []string{
+		" storage quota", " storage limit", " storage is full", " storage full", " disk quota",
+		" no space left", " out of storage", " mailbox full", " mailbox is full", " quota for storage",
+		" insufficient storage", " out of disk space", " disk is full", " disk full",
+	}},
+	tRate: {kind: kRateLimit, phrases: []string{
+		" rate limit", " ratelimit", " rate exceeded", " too many requests", " too many request ",
+		" throttl", " slow down", " request limit", " requests per ", " tokens per min",
+		" request rate", " rate of requests", " quota exceeded", " exceeded quota",
+		" exceeded the quota", " exceeded your quota", " quota has been exhausted", " quota exhausted",
+		" resource exhausted", " resource has been exhausted", " resources exhausted",
+		" too many concurrent", " concurrency limit", " concurrent requests", " concurrent request limit",
+		" requests limit", " calls per ",
+		" exceeded the rate", " enhance your calm", " too many attempts", " too many calls",
+	}},
+	tOverloaded: {kind: kOverloaded, phrases: []string{
+		" overloaded", " over capacity", " at capacity", " out of capacity", " insufficient capacity",
+		" server is busy", " servers are busy", " server busy", " service is busy", " high demand",
+		" too many connections", " too many clients", " max number of clients", " connection pool exhausted",
+		" pool exhausted", " remaining connection slots", " connection slots are reserved", " pool is exhausted", " no available workers", " queue is full", " queue full",
+		" temporarily overloaded", " heavy load", " under load",
+	}},
+	tContention: {kind: kContention, phrases: []string{
+		" deadlock", " lock wait", " lock timeout", " could not obtain lock", " could not acquire lock",
+		" failed to acquire lock", " unable to acquire lock", " lock not available", " resource busy",
+		" resource is locked", " is locked", " is currently locked", " locked by", " blocked by another",
+		" serialize access", " serialization failure", " concurrent update", " concurrent modification",
+		" concurrently modified", " write conflict", " transaction conflict", " retry the transaction",
+		" restarting transaction", " object has been modified", " has been modified by another",
+		" operation in progress", " operation is in progress", " another operation",
+		" already in progress", " currently in progress", " conflicting operation", " optimistic lock",
+		" version conflict", " precondition failed etag", " etag mismatch", " try restarting",
+		" being modified", " being updated", " being processed", " being deleted", " being created",
+	}},
+	tAuth: {kind: kAuth, phrases: []string{
+		" unauthenticated", " not authenticated", " must be logged in", " must be authenticated", " invalid login", " password not accepted", " authentication unsuccessful", " authentication required", " authentication is required",
+		" authentication failed", " authentication failure", " authentication error",
+		" authentication credentials", " authentication token", " auth required", " auth failed",
+		" invalid credentials", " bad credentials", " wrong credentials", " incorrect credentials",
+		" invalid api key", " invalid apikey", " invalid x api key", " incorrect api key",
+		" api key not valid", " api key is invalid", " api key invalid", " api key expired",
+		" api key has expired", " api key is missing", " missing api key", " no api key", " api key required",
+		" api key was not provided", " api key not found", " api key is not valid", " invalid key",
+		" invalid token", " invalid access token", " invalid auth", " invalid authentication",
+		" invalid bearer", " invalid session", " invalid jwt", " invalid refresh token", " invalid id token",
+		" token expired", " token has expired", " token is expired", " token was expired",
+		" token has been expired", " expired token", " token is invalid", " token invalid",
+		" token revoked", " token has been revoked", " token is revoked", " revoked token",
+		" token is not valid", " token not valid", " jwt expired", " jwt is expired", " jwt has expired",
+		" session expired", " session has expired", " session is expired", " expired session",
+		" credentials expired", " credentials have expired", " expired credentials", " credentials are invalid",
+		" password expired", " password has expired", " login required", " login is required",
+		" please log in", " please login", " please sign in", " sign in again", " log in again",
+		" login again", " not logged in", " reauthenticate", " re authenticate", " reauthorize",
+		" re authorize", " password authentication failed", " using password", " login failed",
+		" login failure", " security token included in the request is", " invalid grant",
+		" invalid client", " unauthorized client", " noauth", " wrongpass", " missing authentication",
+		" missing credentials", " no credentials", " could not be authenticated", " failed to authenticate",
+		" unable to authenticate", " requires authentication", " credentials were not provided",
+		" credentials not provided", " missing authorization", " authorization header is missing",
+		" no authorization header", " invalid authorization", " authorization required",
+		" authorization has expired", " signature expired", " signature does not match",
+		" signature we calculated does not match", " access key id you provided does not exist",
+		" client token id", " not signed in", " sign in required", " sign in to", " identity token",
+		" oauth token", " refresh token", " expired access token", " access token expired",
+		" access token has expired", " access token is expired", " access token is invalid",
+		" credentials could not be", " could not load credentials", " unable to locate credentials",
+		" no valid credentials", " bad username or password", " invalid username or password",
+		" incorrect username or password", " invalid password", " incorrect password", " wrong password",
+	}},
+	tPolicy: {kind: kPolicy, phrases: []string{
+		" content policy", " content filter", " content management policy", " content moderation",
+		" moderation", " safety system", " safety filter", " safety policy", " safety settings",
+		" safety reasons", " violates our", " violate our", " violation of our", " violates the",
+		" usage policy", " usage policies", " acceptable use", " terms of service", " terms of use",
+		" not allowed by policy", " not allowed by your", " by your administrator", " by your admin", " by the administrator", " blocked by policy", " by policy",
+		" policy violation", " policy violated", " violates policy", " violates a policy",
+		" organization policy", " organization s policy", " org policy", " organizational policy",
+		" workspace policy", " admin policy", " administrator policy", " security policy",
+		" company policy", " tenant policy", " conditional access", " data loss prevention", " dlp ",
+		" guardrail", " responsible ai", " prohibited", " disallowed content", " flagged",
+		" legal reasons", " unavailable for legal", " dmca", " takedown", " export control",
+		" sanction", " embargo", " blocked by", " has been blocked", " have been blocked", " been blocked", " was blocked", " is blocked",
+		" access blocked", " blocked due to", " restricted by", " jailbreak", " harmful",
+		" unsafe content", " prompt was blocked", " recitation", " copyright", " compliance",
+		" denied by policy", " policy denied", " policy does not allow", " policy prohibits",
+		" not permitted by", " against policy", " against our policy", " blocklist", " blacklist",
+		" denylist", " deny list", " block list",
+	}, unless: []string{" by the user", " blocked by user", " user blocked", " user has blocked", " blocked you"}},
+	tUnsupportedStrong: {kind: kUnsupported, phrases: []string{
+		" method not allowed", " not implemented", " unimplemented", " unknown method", " method not found",
+		" no such method", " unknown tool", " tool not found", " no such tool", " unknown command",
+		" command not found", " not found in path", " executable file not found", " unsupported operation",
+		" operation not supported", " operation is not supported", " not supported", " unsupported",
+		" is deprecated", " has been deprecated", " was deprecated", " no longer supported",
+		" end of life", " decommissioned", " does not support", " doesn t support", " do not support",
+		" don t support", " cannot handle", " can t handle", " unknown operation", " unknown action",
+		" unrecognized method", " unrecognized command", " invalid action", " not available in this",
+		" not available for this", " not available on this", " feature not available",
+		" feature is not available", " capability", " no handler",
+		" unknown endpoint", " no route matched", " no matching route", " no route found", " endpoint not found", " route not found", " unknown rpc",
+	}, patterns: []*regexp.Regexp{re(` tool (?:[a-z0-9]+ ){1,6}(?:not found|does not exist|is not registered) `)}},
+	tPermission: {kind: kPermission, phrases: []string{
+		" permission denied", " permissions denied", " access denied", " access is denied",
+		" access forbidden", " forbidden", " not authorized to", " not authorised to", " is not authorized",
+		" are not authorized", " unauthorized to", " not permitted", " insufficient permission",
+		" insufficient privilege", " insufficient scope", " insufficient access", " insufficient rights",
+		" missing permission", " missing scope", " missing required scope", " required scope",
+		" required permission", " requires permission", " requires the permission",
+		" do not have permission", " does not have permission", " don t have permission",
+		" do not have access", " does not have access", " don t have access", " doesn t have access",
+		" have no access", " has no access", " no permission", " lacks permission", " lack permission",
+		" lacks the", " not allowed to", " is not allowed", " are not allowed", " not accessible by",
+		" not in channel", " not a member", " privileges", " cannot access", " can t access",
+		" restricted action", " admin only", " only admins", " only administrators", " only the owner",
+		" administrator privileges", " requires admin", " permission error", " must have permission",
+		" requires elevated", " access to this resource", " no access", " not have the required",
+		" insufficient authorization", " role does not", " not enough permissions", " permission to",
+		" read only user", " read only access", " write access", " read access",
+	}},
+	tAuthWeak: {kind: kAuth, phrases: []string{" unauthori", " authentication", " credentials", " 401 "}},
+	tDNS: {kind: kDNS, phrases: []string{
+		" enotfound", " eai again", " eai noname", " getaddrinfo", " no such host",
+		" name or service not known", " temporary failure in name resolution", " name resolution",
+		" could not resolve", " couldn t resolve", " failed to resolve", " unable to resolve",
+		" unknown host", " unknownhost", " nodename nor servname", " dns", " server misbehaving",
+		" host not found", " resolve host",
+	}},
+	tRefused: {kind: kRefused, phrases: []string{
+		" econnrefused", " connection refused", " actively refused", " failed to establish a new connection",
+		" no connection established", " could not connect", " couldn t connect", " unable to connect",
+		" failed to connect", " cannot connect", " can t connect", " host is unreachable", " no route to host",
+		" network is unreachable", " ehostunreach", " enetunreach", " cannot assign requested address",
+		" connect failed", " connection failed", " error connecting", " failed to open connection",
+	}},
+	tTimeout: {kind: kTimeout, phrases: []string{
+		" timed out", " timeout ", " timeouts", " time out", " deadline exceeded", " deadline expired",
+		" etimedout", " esockettimedout", " took too long", " did not respond in time",
+		" did not complete in time", " no response from", " i o timeout", " canceling statement due to",
+		" statement timeout", " query timeout", " timeout of ", " exceeded the timeout",
+		" request timeout", " gateway timeout", " gateway time out",
+	}},
+	tNetwork: {kind: kNetwork, phrases: []string{
+		" econnreset", " connection reset", " reset by peer", " broken pipe", " epipe", " econnaborted",
+		" connection aborted", " connection closed", " connection was closed", " connection lost",
+		" connection dropped", " connection terminated", " connection error", " server closed the connection",
+		" closed the connection", " remote end closed", " remotely closed", " socket hang up",
+		" socket closed", " fetch failed", " network error", " network request failed", " err network",
+		" unexpected eof", " eof ", " premature close", " stream terminated", " stream reset",
+		" stream closed", " rst stream", " goaway", " upstream connect error", " disconnect reset",
+		" tls handshake", " ssl handshake", " handshake failed", " connection interrupted",
+		" use of closed network connection", " context canceled", " request aborted", " aborted",
+		" und err", " communications link failure", " network changed", " empty response", " internet disconnected", " max retries", " maximum retries", " retries exceeded", " retries exhausted", " maximum number of retries", " gone away", " lost connection", " econnreset", " socket error", " transport error", " protocol error",
+	}},
+	tTooLarge: {kind: kTooLarge, phrases: []string{
+		" too large", " too big", " too long", " larger than", " exceeds the maximum", " exceeds maximum",
+		" exceeds the max", " exceeds max", " exceed the maximum", " exceeds the limit", " exceeds limit",
+		" maximum size", " max size", " size limit", " payload too large", " entity too large",
+		" request too large", " message too large", " maximum length", " max length", " maximum context",
+		" context length", " context window", " reduce the length", " too many tokens", " token limit",
+		" exceeds the token", " maximum number of", " max number of", " exceeded maximum",
+		" exceeded the maximum", " exceeds the allowed",
+	}},
+	tUnsupported: {kind: kUnsupported, phrases: []string{
+		" no longer available", " unknown model",
+		" sunset", " invalid mime", " mime type", " media type", " file type", " format is not",
+	}},
+	tNotFound: {kind: kNotFound, phrases: []string{
+		" not found", " notfound", " does not exist", " do not exist", " doesn t exist", " don t exist",
+		" did not exist", " no such", " nosuch", " cannot find", " can t find", " could not find",
+		" couldn t find", " unable to find", " unable to locate", " could not locate", " not exist",
+		" no longer exists", " has been deleted", " was deleted", " been removed", " was removed",
+		" unknown user", " unknown channel", " unknown repository", " unknown project", " unknown file",
+		" unknown id", " no matching", " resource missing", " missing resource", " enoent",
+		" 404 ", " gone", " no record", " not be found", " nonexistent", " non existent",
+		" unknown bucket", " unknown table", " unknown database", " unknown column",
+		" no rows in result set", " is deleted", " no results",
+	}, patterns: []*regexp.Regexp{re(` no (?:[a-z0-9]+ ){1,3}(?:was |were |could be |is )?found `)}},
+	tExists: {kind: kExists, phrases: []string{
+		" already exists", " already exist", " already in use", " already taken", " already registered",
+		" duplicate", " already been", " name is taken", " conflict", " unique constraint",
+	}},
+	tInvalid: {kind: kInvalid, phrases: []string{
+		" invalid", " not valid", " is required", " are required", " required field", " required parameter",
+		" required argument", " required property", " required key", " is missing", " missing required",
+		" missing field", " missing parameter", " missing argument", " missing property", " missing value",
+		" missing key", " must be", " must not", " must have", " must contain", " must match",
+		" must specify", " must provide", " should be", " cannot be empty", " cannot be blank",
+		" can t be blank", " cannot be null", " may not be", " malformed", " bad request", " validation",
+		" expected", " out of range", " too short", " too small", " not a valid", " unrecognized", " parse error", " failed to parse", " could not parse", " unable to parse",
+		" cannot parse", " syntax error", " wrong type", " type mismatch", " incorrect", " illegal",
+		" bad value", " bad argument", " cannot unmarshal", " cannot decode", " json decode", " unexpected token", " unexpected field", " unexpected argument", " unexpected parameter", " unexpected value", " unexpected type", " unexpected keyword", " unknown field", " unknown parameter", " unknown argument",
+		" unknown property", " constraint", " not a number", " failed precondition", " precondition",
+		" required", " violates", " bad input", " not permitted value", " unknown value", " errno 22",
+		" einval", " value error", " missing",
+	}},
+	tUnavailable: {kind: kUnavailable, phrases: []string{
+		" unavailable", " temporarily", " temporary", " maintenance", " starting up", " shutting down",
+		" not ready", " try again", " retry", " please wait", " warming up", " unreachable",
+		" not available at this time", " not available", " currently down", " is down", " outage",
+	}},
+	tServer: {kind: kServer, phrases: []string{
+		" internal error", " internal server", " server error", " unexpected error", " something went wrong",
+		" bad gateway", " upstream", " backend error", " panic", " exception", " fatal", " crashed",
+		" internal", " unknown error", " an error occurred",
+	}},
+	tBlocked: {kind: kPolicy, phrases: []string{" blocked", " banned", " suspended"}},
+	tDenied:  {kind: kPermission, phrases: []string{" denied", " refused", " not allowed", " restricted", " disallowed"}},
+}
+
+// textOrder is the order in which the message heuristics try the sets.
+var textOrder = []textSet{
+	tConfirm, tSetup, tBilling, tStorage, tRate, tOverloaded, tContention, tAuth, tPolicy,
+	tUnsupportedStrong, tPermission, tAuthWeak, tDNS, tRefused, tTimeout, tNetwork, tTooLarge,
+	tUnsupported, tNotFound, tExists, tInvalid, tUnavailable, tServer, tBlocked, tDenied,
+}
+
+// setMask is a set of textSets.
+type setMask uint32
+
+func mask(sets ...textSet) setMask {
+	var m setMask
+	for _, s := range sets {
+		m |= 1 << s
+	}
+	return m
+}
+
+var (
+	allSets = setMask(1<<setCount - 1)
+	// governanceSets are the readings that can overrule any status code
+	// that is not itself specific.
+	governanceSets = mask(tConfirm, tSetup, tBilling, tStorage, tAuth, tPolicy)
+	// reliabilitySets are the strong transient readings: a message that
+	// says "rate limit" or "deadlock" means it whatever the status.
+	reliabilitySets = mask(tRate, tOverloaded, tContention)
+	networkSets     = mask(tDNS, tRefused, tTimeout, tNetwork)
+)
+
+// textHas reports whether any phrase of set t occurs in the text.
+func (s *signals) textHas(t textSet) bool {
+	switch s.textHits[t] {
+	case 1:
+		return true
+	case -1:
+		return false
+	}
+	set := &textSets[t]
+	hit := false
+	for _, p := range set.phrases {
+		if strings.Contains(s.text, p) {
+			hit = true
+			break
+		}
+	}
+	for _, p := range set.patterns {
+		if hit {
+			break
+		}
+		hit = p.MatchString(s.text)
+	}
+	for _, u := range set.unless {
+		if hit && strings.Contains(s.text, u) {
+			hit = false
+		}
+	}
+	if hit {
+		s.textHits[t] = 1
+	} else {
+		s.textHits[t] = -1
+	}
+	return hit
+}
+
+// textKind returns the kind of the first set in textOrder that is allowed
+// and matches.
+func (s *signals) textKind(allowed setMask) (kind, bool) {
+	for _, t := range textOrder {
+		if allowed&(1<<t) != 0 && s.textHas(t) {
+			return textSets[t].kind, true
+		}
+	}
+	return kNone, false
+}
+
+// wordsKind classifies a bare code such as "sender_profile_unavailable" by
+// the same phrases, applied to its words only.
+func wordsKind(code string, allowed setMask) (kind, bool) {
+	var b textBuilder
+	b.add(code)
+	w := signals{text: b.String()}
+	return w.textKind(allowed)
+}

@@ -1,0 +1,208 @@
+// Package correlation issues and parses the correlation IDs that tie a
+// failed tool call seen by a user to the record kept by the service.
+//
+// An ID is a UUIDv7 written as "tf_" followed by 26 Crockford base32
+// characters and one Crockford check character, 30 characters in all:
+//
+//	tf_01JDQ7Z5Q8R3M2V9X4K6N0T1BC7
+//
+// Why this shape:
+//
+//   - UUIDv7 sorts by creation time, so IDs index well in a B-tree and the
+//     time a failure happened can be read off the ID itself.
+//   - The 74 random bits come from crypto/rand, so an ID cannot be guessed
+//     from another one and carries no data about the caller.
+//   - Crockford base32 has no I, L, O or U, so an ID read aloud or copied by
+//     hand survives; decoding maps I and L to 1 and O to 0.
+//   - People retype these IDs from screenshots and chat messages. The check
+//     character (the 128-bit value modulo 37) catches every single wrong
+//     character and every swap of two neighbours, so a typo is reported as a
+//     malformed ID instead of a silent "not found".
+//   - The "tf_" prefix makes the ID recognisable in logs and support tickets.
+package correlation
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ID is a UUIDv7 in big-endian byte order.
+type ID [16]byte
+
+// Prefix starts every correlation ID in its canonical form.
+const Prefix = "tf_"
+
+// Len is the length of the canonical string form: the prefix, 26 data
+// characters and one check character.
+const Len = len(Prefix) + dataLen + 1
+
+const (
+	dataLen = 26 // ceil(128/5) base32 digits; the top 2 of the 130 bits are zero
+	// alphabet holds the 32 data symbols followed by the 5 extra check symbols.
+	alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ*~$=U"
+	maxMilli = 1<<48 - 1
+)
+
+// ErrFormat reports a string that is not shaped like a correlation ID.
+var ErrFormat = errors.New("correlation: malformed ID")
+
+// ErrChecksum reports a well-formed ID whose check character does not match:
+// almost always a typo.
+var ErrChecksum = errors.New("correlation: check character mismatch")
+
+// decode maps an input byte to its symbol value, or -1. Values 32..36 are the
+// check-only symbols. Lowercase and Crockford's aliases (I, L → 1; O → 0)
+// decode like their canonical forms.
+var decode = func() [256]int8 {
+	var t [256]int8
+	for i := range t {
+		t[i] = -1
+	}
+	for v := 0; v < len(alphabet); v++ {
+		c := alphabet[v]
+		t[c] = int8(v)
+		if c >= 'A' && c <= 'Z' {
+			t[c+'a'-'A'] = int8(v)
+		}
+	}
+	for _, c := range "IiLl" {
+		t[c] = 1
+	}
+	for _, c := range "Oo" {
+		t[c] = 0
+	}
+	return t
+}()
+
+// New returns a fresh ID whose timestamp is now truncated to the millisecond.
+// The other 74 bits are random; IDs made in the same millisecond are
+// therefore unordered among themselves, which is fine for correlation.
+func New(now time.Time) (ID, error) {
+	var id ID
+	ms := now.UnixMilli()
+	if ms < 0 || ms > maxMilli {
+		return id, fmt.Errorf("correlation: time %s outside the UUIDv7 range", now.UTC().Format(time.RFC3339))
+	}
+	if _, err := rand.Read(id[6:]); err != nil {
+		return id, fmt.Errorf("correlation: read random bits: %w", err)
+	}
+	for i := 5; i >= 0; i-- {
+		id[i] = byte(ms)
+		ms >>= 8
+	}
+	id[6] = 0x70 | id[6]&0x0f // version 7
+	id[8] = 0x80 | id[8]&0x3f // variant 10
+	return id, nil
+}
+
+// Time returns the creation time stored in the ID, in UTC, to the millisecond.
+func (id ID) Time() time.Time {
+	var ms int64
+	for _, b := range id[:6] {
+		ms = ms<<8 | int64(b)
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+// String returns the canonical form: "tf_", 26 uppercase base32 characters,
+// one check character.
+func (id ID) String() string {
+	var buf [Len]byte
+	copy(buf[:], Prefix)
+	hi, lo := id.halves()
+	// Emit 5 bits at a time from the least significant end.
+	for i := Len - 2; i >= len(Prefix); i-- {
+		buf[i] = alphabet[lo&31]
+		lo = lo>>5 | hi<<59
+		hi >>= 5
+	}
+	buf[Len-1] = alphabet[id.check()]
+	return string(buf[:])
+}
+
+// Parse reads an ID in canonical form, ignoring case. It requires the "tf_"
+// prefix and the exact length; use ParseLoose for text typed by a person.
+// Errors wrap ErrFormat or ErrChecksum.
+func Parse(s string) (ID, error) {
+	if len(s) != Len || !strings.EqualFold(s[:len(Prefix)], Prefix) {
+		return ID{}, fmt.Errorf("%w: want %q followed by %d characters", ErrFormat, Prefix, dataLen+1)
+	}
+	return parseBody(s[len(Prefix):])
+}
+
+// ParseLoose accepts what a person is likely to paste or type: surrounding
+// whitespace, an optional "tf_" prefix in any case, and dashes or spaces used
+// to group characters. The check character still has to match.
+func ParseLoose(s string) (ID, error) {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range strings.TrimSpace(s) {
+		switch r {
+		case '-', ' ', '\t':
+			continue
+		}
+		b.WriteRune(r)
+	}
+	t := b.String()
+	switch {
+	case len(t) >= len(Prefix) && strings.EqualFold(t[:len(Prefix)], Prefix):
+		t = t[len(Prefix):]
+	case len(t) == dataLen+3 && strings.EqualFold(t[:2], "tf"):
+		// "tf-…" with the dash removed above.
+		t = t[2:]
+	}
+	if len(t) != dataLen+1 {
+		return ID{}, fmt.Errorf("%w: want %d characters after the prefix, got %d", ErrFormat, dataLen+1, len(t))
+	}
+	return parseBody(t)
+}
+
+// parseBody decodes the 26 data characters and verifies the check character.
+func parseBody(s string) (ID, error) {
+	var hi, lo uint64
+	for i := 0; i < dataLen; i++ {
+		v := decode[s[i]]
+		if v < 0 || v >= 32 {
+			return ID{}, fmt.Errorf("%w: invalid character %q at position %d", ErrFormat, s[i], len(Prefix)+i)
+		}
+		if i == 0 && v > 7 {
+			// The first character carries only 3 bits: the value would not fit in 128 bits.
+			return ID{}, fmt.Errorf("%w: first character %q out of range", ErrFormat, s[i])
+		}
+		hi = hi<<5 | lo>>59
+		lo = lo<<5 | uint64(v)
+	}
+	var id ID
+	for i := 0; i < 8; i++ {
+		id[i] = byte(hi >> (56 - 8*i))
+		id[8+i] = byte(lo >> (56 - 8*i))
+	}
+	c := decode[s[dataLen]]
+	if c < 0 {
+		return ID{}, fmt.Errorf("%w: invalid check character %q", ErrFormat, s[dataLen])
+	}
+	if int(c) != id.check() {
+		return ID{}, fmt.Errorf("%w: %q", ErrChecksum, Prefix+s)
+	}
+	return id, nil
+}
+
+func (id ID) halves() (hi, lo uint64) {
+	for i := 0; i < 8; i++ {
+		hi = hi<<8 | uint64(id[i])
+		lo = lo<<8 | uint64(id[8+i])
+	}
+	return hi, lo
+}
+
+// check returns the 128-bit value modulo 37, Crockford's check symbol.
+func (id ID) check() int {
+	r := 0
+	for _, b := range id {
+		r = (r*256 + int(b)) % 37
+	}
+	return r
+}

@@ -1,0 +1,310 @@
+package mcpfailure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"math"
+	"regexp"
+	"sync/atomic"
+	"time"
+
+	"connectrpc.com/connect/v2"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+)
+
+// DefaultBudget is how long an Annotator waits for the service before it
+// lets a failed result go out unchanged. A tool call that already failed is
+// on the model's critical path; a quarter of a second is long enough for a
+// service in the same region to store the record, and short enough that a
+// user never notices the wait when the service is away.
+const DefaultBudget = 250 * time.Millisecond
+
+// AnnotatorConfig configures an Annotator.
+type AnnotatorConfig struct {
+	// Classifier is the service; required. See NewClassifierClient.
+	Classifier Classifier
+	// Server is the label this MCP server reports under (ClassifyRequest.server),
+	// so that support can tell servers of one tenant apart. Optional.
+	Server string
+	// Budget bounds the whole detour for one failed result: looking up the
+	// tool's annotations and the Classify call. Zero means DefaultBudget.
+	Budget time.Duration
+	// Annotations, when set, supplies a tool's annotations. When nil, the
+	// Annotator asks the server it is installed on (a tools/list through the
+	// rest of the middleware chain), so annotations declared with AddTool are
+	// picked up with no extra wiring. A proxy sets this to answer from the
+	// upstream's tool list.
+	Annotations func(ctx context.Context, tool string) *mcp.ToolAnnotations
+	// Logger receives one warning per miss. Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Annotator attaches the toolFailure key to failed tool results. Install
+// Middleware on an mcp.Server with AddReceivingMiddleware, or call Annotate
+// on results obtained another way (a proxy does). It is safe for concurrent
+// use.
+type Annotator struct {
+	cfg AnnotatorConfig
+
+	failed     atomic.Uint64
+	classified atomic.Uint64
+	untouched  atomic.Uint64
+	missed     atomic.Uint64
+	timedOut   atomic.Uint64
+}
+
+// Stats counts what an Annotator did since it was created. Misses are the
+// number to alert on: each one is a failed call whose user got no
+// correlation ID.
+type Stats struct {
+	// Failed counts error results seen (isError true).
+	Failed uint64
+	// Classified counts results that went out with the key attached.
+	Classified uint64
+	// AlreadyTagged counts results that carried the key already and were
+	// left exactly as they were.
+	AlreadyTagged uint64
+	// Missed counts results that went out unchanged because the service was
+	// slow, down, refused the call, or answered with an unusable object.
+	Missed uint64
+	// MissedTimeout is the part of Missed where the budget ran out.
+	MissedTimeout uint64
+}
+
+// NewAnnotator checks cfg and returns an Annotator.
+func NewAnnotator(cfg AnnotatorConfig) (*Annotator, error) {
+	if cfg.Classifier == nil {
+		return nil, errors.New("mcpfailure: AnnotatorConfig.Classifier is required")
+	}
+	if cfg.Budget < 0 {
+		return nil, fmt.Errorf("mcpfailure: AnnotatorConfig.Budget %v is negative", cfg.Budget)
+	}
+	if cfg.Budget == 0 {
+		cfg.Budget = DefaultBudget
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Annotator{cfg: cfg}, nil
+}
+
+// Stats returns a snapshot of the counters.
+func (a *Annotator) Stats() Stats {
+	return Stats{
+		Failed:        a.failed.Load(),
+		Classified:    a.classified.Load(),
+		AlreadyTagged: a.untouched.Load(),
+		Missed:        a.missed.Load(),
+		MissedTimeout: a.timedOut.Load(),
+	}
+}
+
+// Middleware is an mcp.Middleware for Server.AddReceivingMiddleware. It
+// looks only at tools/call answers that are results with isError set; every
+// other method, successful results and protocol errors (JSON-RPC errors,
+// such as an unknown tool) pass through untouched, because the proposal
+// keeps protocol errors out of its scope.
+//
+// Install it first (outermost) so that it sees the result as it will be
+// sent, after any middleware that rewrites results.
+func (a *Annotator) Middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		result, err := next(ctx, method, req)
+		if err != nil || method != "tools/call" {
+			return result, err
+		}
+		res, ok := result.(*mcp.CallToolResult)
+		if !ok || res == nil || !res.IsError {
+			return result, err
+		}
+		call, ok := req.(*mcp.CallToolRequest)
+		if !ok || call.Params == nil {
+			return result, err
+		}
+		var annotations func(context.Context, string) *mcp.ToolAnnotations
+		if a.cfg.Annotations == nil && call.Session != nil {
+			annotations = func(ctx context.Context, tool string) *mcp.ToolAnnotations {
+				return annotationsFromServer(ctx, next, call.Session, tool)
+			}
+		}
+		return a.annotate(ctx, call.Params.Name, call.Params.Meta, annotations, res), nil
+	}
+}
+
+// Annotate returns res with the toolFailure key attached when res is an
+// error result, the service answered within the budget, and res does not
+// carry the key already; otherwise it returns res itself. It never fails:
+// a miss is logged and counted, and the caller sends what it gets back.
+//
+// requestMeta is the tools/call request's _meta, read for the W3C
+// traceparent. annotations may be nil (then the tool is reported without
+// them). res is never modified; a copy is returned, so that a handler that
+// returns a shared result value is safe.
+func (a *Annotator) Annotate(ctx context.Context, tool string, requestMeta map[string]any, annotations *mcp.ToolAnnotations, res *mcp.CallToolResult) *mcp.CallToolResult {
+	return a.annotate(ctx, tool, requestMeta, func(context.Context, string) *mcp.ToolAnnotations { return annotations }, res)
+}
+
+func (a *Annotator) annotate(ctx context.Context, tool string, requestMeta map[string]any,
+	annotations func(context.Context, string) *mcp.ToolAnnotations, res *mcp.CallToolResult,
+) *mcp.CallToolResult {
+	if res == nil || !res.IsError {
+		return res
+	}
+	a.failed.Add(1)
+	if _, ok := res.Meta[MetaKey]; ok {
+		// The tool (or a relay before us) classified this failure itself,
+		// and its correlation ID is the one its logs know. A second ID
+		// would split the trail, so the result stays exactly as it is.
+		a.untouched.Add(1)
+		return res
+	}
+
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, a.cfg.Budget)
+	defer cancel()
+
+	req := &toolfailurev1.ClassifyRequest{
+		Tool:        tool,
+		Server:      a.cfg.Server,
+		Error:       rawError(res),
+		Traceparent: traceparentOf(requestMeta),
+		OccurredAt:  timestamppb.New(start),
+	}
+	if annotations == nil {
+		annotations = a.cfg.Annotations
+	}
+	if annotations != nil {
+		req.ToolAnnotations = annotationsProto(annotations(ctx, tool))
+	}
+	resp, err := a.cfg.Classifier.Classify(ctx, req)
+	if err == nil {
+		var obj map[string]any
+		obj, err = metaObject(resp)
+		if err == nil {
+			out := *res
+			out.Meta = maps.Clone(res.Meta)
+			if out.Meta == nil {
+				out.Meta = mcp.Meta{}
+			}
+			out.Meta[MetaKey] = obj
+			a.classified.Add(1)
+			return &out
+		}
+	}
+	a.miss(ctx, tool, start, err)
+	return res
+}
+
+func (a *Annotator) miss(ctx context.Context, tool string, start time.Time, err error) {
+	a.missed.Add(1)
+	reason := "error"
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || connect.CodeOf(err) == connect.CodeDeadlineExceeded:
+		reason = "budget exceeded"
+		a.timedOut.Add(1)
+	case connect.CodeOf(err) == connect.CodeUnavailable:
+		reason = "service unavailable"
+	}
+	a.cfg.Logger.WarnContext(ctx, "toolfailure: failed tool result sent without classification",
+		slog.String("tool", tool),
+		slog.String("reason", reason),
+		slog.Duration("elapsed", time.Since(start)),
+		slog.Duration("budget", a.cfg.Budget),
+		slog.Any("error", err),
+	)
+}
+
+// metaObject takes the toolFailure object out of the service's response and
+// turns it into plain JSON values, with retryNotBefore as an integer: the
+// protobuf Struct carries every number as a double, and the proposal wants
+// epoch milliseconds as a JSON integer. It refuses an object the proposal's
+// clients could not use, so that a service bug becomes a counted miss, not
+// a malformed result.
+func metaObject(resp *toolfailurev1.ClassifyResponse) (map[string]any, error) {
+	field, ok := resp.GetMeta().GetFields()[MetaKey]
+	if !ok {
+		return nil, fmt.Errorf("classify response has no meta[%q]", MetaKey)
+	}
+	obj, ok := field.AsInterface().(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("classify response meta[%q] is not an object", MetaKey)
+	}
+	for k, v := range obj {
+		if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			obj[k] = int64(f)
+		}
+	}
+	if _, err := parseObject(obj); err != nil {
+		return nil, fmt.Errorf("classify response: %w", err)
+	}
+	return obj, nil
+}
+
+// annotationsFromServer asks the server the middleware is installed on for
+// its tool list, by sending tools/list down the same chain a client's
+// request would take. The go-sdk offers no other way to read a server's
+// registered tools, and going through the chain means a server that filters
+// tools per session reports what this session was shown. It costs one
+// in-process call, and only on the error path.
+func annotationsFromServer(ctx context.Context, next mcp.MethodHandler, session *mcp.ServerSession, tool string) *mcp.ToolAnnotations {
+	params := &mcp.ListToolsParams{}
+	for range 100 { // pages; a bound against a cursor that never ends
+		result, err := next(ctx, "tools/list", &mcp.ListToolsRequest{Session: session, Params: params})
+		if err != nil {
+			return nil
+		}
+		list, ok := result.(*mcp.ListToolsResult)
+		if !ok {
+			return nil
+		}
+		for _, t := range list.Tools {
+			if t != nil && t.Name == tool {
+				return t.Annotations
+			}
+		}
+		if list.NextCursor == "" {
+			return nil
+		}
+		params = &mcp.ListToolsParams{Cursor: list.NextCursor}
+	}
+	return nil
+}
+
+func annotationsProto(a *mcp.ToolAnnotations) *toolfailurev1.ToolAnnotations {
+	if a == nil {
+		return nil
+	}
+	// The go-sdk models idempotentHint and readOnlyHint as plain booleans
+	// whose zero value is also the specification's default, so sending
+	// false is faithful.
+	idempotent, readOnly := a.IdempotentHint, a.ReadOnlyHint
+	out := &toolfailurev1.ToolAnnotations{IdempotentHint: &idempotent, ReadOnlyHint: &readOnly}
+	if a.DestructiveHint != nil {
+		v := *a.DestructiveHint
+		out.DestructiveHint = &v
+	}
+	if a.OpenWorldHint != nil {
+		v := *a.OpenWorldHint
+		out.OpenWorldHint = &v
+	}
+	return out
+}
+
+var traceparentPattern = regexp.MustCompile(`^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
+
+// traceparentOf reads params._meta.traceparent, the MCP convention for
+// carrying W3C trace context. A malformed value is dropped rather than sent:
+// the service would refuse the whole request over it.
+func traceparentOf(meta map[string]any) string {
+	tp, _ := meta["traceparent"].(string)
+	if !traceparentPattern.MatchString(tp) {
+		return ""
+	}
+	return tp
+}

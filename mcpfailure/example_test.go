@@ -1,0 +1,162 @@
+package mcpfailure_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/mcpfailure"
+)
+
+// A client reads the object of a failed result with Parse and dispatches on
+// its class.
+func ExampleParse() {
+	var res mcp.CallToolResult
+	_ = json.Unmarshal([]byte(`{
+		"content": [{"type": "text", "text": "token expired"}],
+		"isError": true,
+		"_meta": {"io.modelcontextprotocol/toolFailure": {
+			"class": "governance", "code": "auth_required",
+			"correlationId": "tf_01M8N3YJHAFJPBR162ETPFRX5A5",
+			"agentGuidance": "Ask the user to sign in again."}}}`), &res)
+
+	tf, present, err := mcpfailure.Parse(&res)
+	if err != nil || !present {
+		fmt.Println("no usable toolFailure: behave as before")
+		return
+	}
+	switch tf.Class {
+	case mcpfailure.ClassGovernance:
+		fmt.Printf("ask the user (%s), quoting %s\n", tf.Code, tf.CorrelationID)
+	case mcpfailure.ClassCapability:
+		fmt.Println("give up")
+	case mcpfailure.ClassReliability:
+		fmt.Println("maybe retry")
+	}
+	// Output: ask the user (auth_required), quoting tf_01M8N3YJHAFJPBR162ETPFRX5A5
+}
+
+// Protocol errors are mapped onto the same decision as tool results.
+func ExampleProtocolFailure() {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	rateLimited := &jsonrpc.Error{Code: -32029, Message: "rate limited", Data: json.RawMessage(`{"retryAfter": 20}`)}
+	tf, _ := mcpfailure.ProtocolFailure(rateLimited, now)
+	fmt.Println(tf.Class, tf.Code, tf.Retryable, tf.RetryNotBefore.Sub(now))
+
+	tf, _ = mcpfailure.ProtocolFailure(&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `unknown tool "sned_email"`}, now)
+	fmt.Println(tf.Class, tf.Code)
+	// Output:
+	// reliability retryable_transient_error true 20s
+	// capability capability_unsupported
+}
+
+// A Dispatcher retries a retryable reliability failure of an idempotent tool
+// on a trusted server, no earlier than the server allows.
+func ExampleDispatcher() {
+	ctx := context.Background()
+	server := mcp.NewServer(&mcp.Implementation{Name: "inventory", Version: "v1"}, nil)
+	calls := 0
+	server.AddTool(&mcp.Tool{
+		Name:        "get_stock",
+		InputSchema: map[string]any{"type": "object"},
+		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, ReadOnlyHint: true},
+	}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if calls++; calls < 3 {
+			// This server classifies its own failures.
+			return &mcp.CallToolResult{
+				Content: []mcp.Content{&mcp.TextContent{Text: "inventory busy"}},
+				IsError: true,
+				Meta: mcp.Meta{mcpfailure.MetaKey: map[string]any{
+					"class": "reliability", "code": "retryable_transient_error", "retryable": true,
+					"retryNotBefore": time.Now().Add(50 * time.Millisecond).UnixMilli(),
+					"correlationId":  fmt.Sprintf("tf_example_%d", calls),
+				}},
+			}, nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "42 in stock"}}}, nil
+	})
+	clientEnd, serverEnd := mcp.NewInMemoryTransports()
+	if _, err := server.Connect(ctx, serverEnd, nil); err != nil {
+		log.Fatal(err)
+	}
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil).Connect(ctx, clientEnd, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer session.Close()
+
+	d, err := mcpfailure.NewDispatcher(session, mcpfailure.DispatcherConfig{Trusted: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, rep, err := d.CallTool(ctx, &mcp.CallToolParams{Name: "get_stock"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	fmt.Println(rep.Action, rep.Attempts, rep.CorrelationIDs)
+	// Output:
+	// 42 in stock
+	// retried 3 [tf_example_1 tf_example_2]
+}
+
+// fixedClassifier stands in for the toolfailure service so that this example
+// runs on its own; a real server uses NewClassifierClient.
+type fixedClassifier struct{}
+
+func (fixedClassifier) Classify(_ context.Context, req *toolfailurev1.ClassifyRequest) (*toolfailurev1.ClassifyResponse, error) {
+	meta, err := structpb.NewStruct(map[string]any{mcpfailure.MetaKey: map[string]any{
+		"class": "governance", "code": "auth_required",
+		"correlationId": "tf_01M8N3YJHAFJPBR162ETPFRX5A5",
+		"agentGuidance": "Ask the user to sign in to " + req.GetTool() + "'s provider.",
+	}})
+	return &toolfailurev1.ClassifyResponse{Meta: meta}, err
+}
+
+// An Annotator is receiving middleware on the server: failed results leave
+// with the toolFailure key.
+func ExampleAnnotator() {
+	ctx := context.Background()
+	a, err := mcpfailure.NewAnnotator(mcpfailure.AnnotatorConfig{
+		Classifier: fixedClassifier{}, // mcpfailure.NewClassifierClient(nil, serviceURL, apiKey)
+		Server:     "mail-mcp",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "mail", Version: "v1"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "send_email"},
+		func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, any, error) {
+			return nil, nil, &mcpfailure.ToolError{Message: "SMTP login failed: token expired", HTTPStatus: 401}
+		})
+	server.AddReceivingMiddleware(a.Middleware)
+
+	clientEnd, serverEnd := mcp.NewInMemoryTransports()
+	if _, err := server.Connect(ctx, serverEnd, nil); err != nil {
+		log.Fatal(err)
+	}
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil).Connect(ctx, clientEnd, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer session.Close()
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "send_email"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	tf, _, _ := mcpfailure.Parse(res)
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	fmt.Println(tf.Class, tf.Code, tf.CorrelationID)
+	fmt.Printf("%+v\n", a.Stats())
+	// Output:
+	// SMTP login failed: token expired
+	// governance auth_required tf_01M8N3YJHAFJPBR162ETPFRX5A5
+	// {Failed:1 Classified:1 AlreadyTagged:0 Missed:0 MissedTimeout:0}
+}

@@ -1,0 +1,538 @@
+package mcpproxy
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/omcp/toolfailure/mcpfailure"
+)
+
+// DefaultShutdownGrace is how long a Relay keeps the upstream running after
+// the client stopped sending, so that calls already forwarded can still be
+// answered. A client that closes its end of a pipe right after writing its
+// last request (a script, a test harness) expects those answers.
+const DefaultShutdownGrace = 5 * time.Second
+
+// CodeConnectionClosed is the JSON-RPC error code of the answer a client gets
+// for a call the upstream can no longer answer. It is the code the official
+// TypeScript SDK uses for a closed connection (ErrorCode.ConnectionClosed), so
+// clients built on it recognise the failure as a transport one.
+const CodeConnectionClosed = -32000
+
+// ErrUpstreamClosed is wrapped by the error Relay returns when the upstream
+// ended the session first: the child process exited, or the HTTP session
+// was lost.
+var ErrUpstreamClosed = errors.New("upstream MCP server closed the connection")
+
+// Config configures a Proxy.
+type Config struct {
+	// Classifier is the toolfailure service (ClassifierService.Classify);
+	// required. mcpfailure.NewClassifierClient builds one.
+	Classifier mcpfailure.Classifier
+	// Server is the label failures are reported under (ClassifyRequest.server).
+	// Empty means the name the upstream gives in its initialize result
+	// (serverInfo.name), which is what an operator knows the server by.
+	Server string
+	// Budget bounds the detour for one failure: looking up the tool's
+	// annotations and the Classify call. Zero means mcpfailure.DefaultBudget.
+	Budget time.Duration
+	// ShutdownGrace bounds how long Relay waits for answers to calls in flight
+	// after the client stopped sending. Zero means DefaultShutdownGrace.
+	ShutdownGrace time.Duration
+	// Logger receives misses, JSON-RPC tool errors and upstream failures. Nil
+	// means slog.Default(). In stdio mode it must not write to stdout.
+	Logger *slog.Logger
+}
+
+// Proxy relays MCP sessions and adds the toolFailure key to failed tool
+// results on the way. It holds no per-session state; one Proxy serves any
+// number of sessions at once.
+type Proxy struct {
+	cfg Config
+}
+
+// New checks cfg and returns a Proxy.
+func New(cfg Config) (*Proxy, error) {
+	if cfg.Classifier == nil {
+		return nil, errors.New("mcpproxy: Config.Classifier is required")
+	}
+	if cfg.Budget < 0 {
+		return nil, fmt.Errorf("mcpproxy: Config.Budget %v is negative", cfg.Budget)
+	}
+	if cfg.Budget == 0 {
+		cfg.Budget = mcpfailure.DefaultBudget
+	}
+	if cfg.ShutdownGrace <= 0 {
+		cfg.ShutdownGrace = DefaultShutdownGrace
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Proxy{cfg: cfg}, nil
+}
+
+// Relay connects client (the transport facing the MCP client, such as
+// mcp.StdioTransport) and upstream (the MCP server, such as
+// mcp.CommandTransport or HTTPUpstream) and relays one session between them
+// until one side ends or ctx is done. Both connections are closed when it
+// returns.
+//
+// It returns nil when the client ended the session (end of input) or ctx
+// was cancelled, and an error wrapping ErrUpstreamClosed when the upstream
+// went away first; in that case every call the client was still waiting for
+// has been answered with a JSON-RPC error (CodeConnectionClosed) that says
+// why, before the client connection was closed.
+func (p *Proxy) Relay(ctx context.Context, client, upstream mcp.Transport) error {
+	up, err := upstream.Connect(ctx)
+	if err != nil {
+		return fmt.Errorf("connect to upstream MCP server: %w", err)
+	}
+	down, err := client.Connect(ctx)
+	if err != nil {
+		_ = up.Close()
+		return fmt.Errorf("connect to MCP client: %w", err)
+	}
+	return p.relay(ctx, down, up)
+}
+
+func (p *Proxy) relay(ctx context.Context, client, upstream mcp.Connection) error {
+	s := &session{
+		p:            p,
+		log:          p.cfg.Logger,
+		client:       client,
+		upstream:     upstream,
+		ownPrefix:    "toolfailure-proxy-" + rand.Text()[:8] + "-",
+		pending:      map[jsonrpc.ID]*call{},
+		own:          map[jsonrpc.ID]chan *jsonrpc.Response{},
+		tools:        map[string]*mcp.ToolAnnotations{},
+		upstreamGone: make(chan struct{}),
+		drained:      make(chan struct{}, 1),
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	fromClient := make(chan error, 1)
+	fromUpstream := make(chan error, 1)
+	go func() { fromClient <- s.fromClient(ctx) }()
+	go func() {
+		err := s.fromUpstream(ctx)
+		close(s.upstreamGone)
+		fromUpstream <- err
+	}()
+
+	select {
+	case err := <-fromClient:
+		// The client stopped sending. Calls already forwarded may still be
+		// answered, so the upstream stays up until they are (or the grace
+		// period ends, or ctx is cancelled).
+		if ctx.Err() == nil && !errors.Is(err, io.EOF) {
+			s.log.Warn("toolfailure proxy: reading from the MCP client failed", slog.Any("error", err))
+		}
+		var upErr error
+		upstreamEnded := false
+		if ctx.Err() == nil {
+			upErr, upstreamEnded = s.drain(ctx, fromUpstream)
+		}
+		closeErr := upstream.Close()
+		if !upstreamEnded {
+			cancel()
+			upErr = <-fromUpstream
+		}
+		s.work.Wait()
+		_ = client.Close()
+		if upstreamEnded && ctx.Err() == nil {
+			return upstreamError(upErr, closeErr)
+		}
+		return nil
+
+	case upErr := <-fromUpstream:
+		// The upstream is gone. Results already read are still being
+		// annotated; let them go out, then answer every call that will never
+		// get its answer, so that no client waits forever.
+		closeErr := upstream.Close()
+		err := upstreamError(upErr, closeErr)
+		s.work.Wait()
+		if ctx.Err() == nil {
+			s.log.Error("toolfailure proxy: upstream MCP server is gone", slog.Any("error", err))
+		}
+		s.failPending(ctx, "toolfailure proxy: "+err.Error())
+		_ = client.Close()
+		cancel()
+		<-fromClient
+		if ctx.Err() != nil && !errors.Is(upErr, io.EOF) && upErr != nil && errors.Is(upErr, context.Canceled) {
+			return nil
+		}
+		return err
+	}
+}
+
+// drain waits, after the client stopped sending, until no forwarded call is
+// waiting for its answer, the grace period is over, or the upstream ends.
+func (s *session) drain(ctx context.Context, fromUpstream chan error) (upErr error, upstreamEnded bool) {
+	timer := time.NewTimer(s.p.cfg.ShutdownGrace)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		n := s.waitingLocked()
+		s.mu.Unlock()
+		if n == 0 {
+			s.work.Wait()
+			return nil, false
+		}
+		select {
+		case err := <-fromUpstream:
+			return err, true
+		case <-s.drained:
+		case <-timer.C:
+			return nil, false
+		case <-ctx.Done():
+			return nil, false
+		}
+	}
+}
+
+// upstreamError explains why the upstream ended: the read error, and what
+// closing it said (for a child process, its exit status).
+func upstreamError(readErr, closeErr error) error {
+	switch {
+	case closeErr != nil && !errors.Is(closeErr, io.EOF):
+		return fmt.Errorf("%w (%v)", ErrUpstreamClosed, closeErr)
+	case readErr != nil && !errors.Is(readErr, io.EOF):
+		return fmt.Errorf("%w: %v", ErrUpstreamClosed, readErr)
+	default:
+		return ErrUpstreamClosed
+	}
+}
+
+// session is the state of one relayed MCP session.
+type session struct {
+	p        *Proxy
+	log      *slog.Logger
+	client   mcp.Connection
+	upstream mcp.Connection
+	// ownPrefix starts the IDs of the requests the proxy itself sends
+	// upstream (tools/list, for annotations). Their answers are never
+	// forwarded; the random part keeps them apart from any client's IDs.
+	ownPrefix string
+
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]*call // client calls forwarded upstream, not yet answered
+	own     map[jsonrpc.ID]chan *jsonrpc.Response
+	ownSeq  int
+	// tools holds the annotations of every tool seen in a tools/list answer
+	// (nil for a tool without any). toolsComplete says a whole listing was
+	// seen since the last list_changed, so a missing name is really missing.
+	tools         map[string]*mcp.ToolAnnotations
+	toolsComplete bool
+	serverName    string
+	initialized   bool
+
+	annotatorOnce sync.Once
+	annotator     *mcpfailure.Annotator
+	annotatorErr  error
+
+	// work counts goroutines that annotate a result or classify a JSON-RPC
+	// error; the relay lets them finish before it closes the client.
+	work         sync.WaitGroup
+	upstreamGone chan struct{}
+	drained      chan struct{} // poked when a pending call is answered
+}
+
+// call is a client request forwarded upstream and not answered yet.
+type call struct {
+	method    string
+	tool      string         // tools/call: params.name
+	meta      map[string]any // tools/call: params._meta
+	cursor    bool           // tools/list: a later page was asked for
+	cancelled bool           // the client sent notifications/cancelled for it
+	started   time.Time
+}
+
+func (s *session) waitingLocked() int {
+	n := 0
+	for _, c := range s.pending {
+		if !c.cancelled {
+			n++
+		}
+	}
+	return n
+}
+
+// fromClient forwards everything the client sends to the upstream, noting
+// the calls so that their answers can be recognised.
+func (s *session) fromClient(ctx context.Context) error {
+	for {
+		msg, err := s.client.Read(ctx)
+		if err != nil {
+			return err
+		}
+		if req, ok := msg.(*jsonrpc.Request); ok {
+			if req.IsCall() {
+				s.track(req)
+			} else {
+				s.observeClientNotification(req)
+			}
+		}
+		if err := s.upstream.Write(ctx, msg); err != nil {
+			req, ok := msg.(*jsonrpc.Request)
+			if ok && req.IsCall() {
+				// The call never reached the upstream: answer it here rather
+				// than leave the client waiting.
+				if s.untrack(req.ID) {
+					s.replyError(ctx, req.ID, CodeConnectionClosed, "toolfailure proxy: could not forward the request to the upstream MCP server: "+err.Error())
+				}
+				continue
+			}
+			s.log.Warn("toolfailure proxy: could not forward a message to the upstream MCP server", slog.String("message", describe(msg)), slog.Any("error", err))
+		}
+	}
+}
+
+// fromUpstream forwards everything the upstream sends to the client. Failed
+// tool results take a detour through the service; everything else goes out
+// as it came.
+func (s *session) fromUpstream(ctx context.Context) error {
+	for {
+		msg, err := s.upstream.Read(ctx)
+		if err != nil {
+			return err
+		}
+		switch m := msg.(type) {
+		case *jsonrpc.Response:
+			if s.deliverOwn(m) {
+				continue
+			}
+			c := s.answered(m.ID)
+			if c != nil {
+				switch c.method {
+				case "initialize":
+					s.learnServer(m.Result)
+				case "tools/list":
+					if m.Error == nil {
+						s.learnTools(m.Result, !c.cursor)
+					}
+				case "tools/call":
+					if m.Error != nil {
+						if !c.cancelled {
+							s.work.Add(1)
+							go s.classifyProtocolError(ctx, c, m)
+						}
+					} else if isErrorResult(m.Result) {
+						s.work.Add(1)
+						go s.annotateAndSend(ctx, c, m)
+						continue
+					}
+				}
+			}
+		case *jsonrpc.Request:
+			if m.Method == "notifications/tools/list_changed" {
+				s.forgetTools()
+			}
+		}
+		s.toClient(ctx, msg)
+	}
+}
+
+// toClient writes msg to the client. A server-to-client request the client
+// cannot be reached for is answered upstream with an error, so that the
+// upstream does not wait for an answer that cannot come.
+func (s *session) toClient(ctx context.Context, msg jsonrpc.Message) {
+	err := s.client.Write(ctx, msg)
+	if err == nil {
+		return
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		_ = s.upstream.Write(ctx, &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{
+			Code:    jsonrpc.CodeInternalError,
+			Message: "toolfailure proxy: the MCP client cannot be reached for this request: " + err.Error(),
+		}})
+		return
+	}
+	if ctx.Err() == nil {
+		s.log.Warn("toolfailure proxy: could not forward a message to the MCP client", slog.String("message", describe(msg)), slog.Any("error", err))
+	}
+}
+
+func (s *session) track(req *jsonrpc.Request) {
+	c := &call{method: req.Method, started: time.Now()}
+	switch req.Method {
+	case "tools/call":
+		var p struct {
+			Name string         `json:"name"`
+			Meta map[string]any `json:"_meta"`
+		}
+		_ = json.Unmarshal(req.Params, &p)
+		c.tool, c.meta = p.Name, p.Meta
+	case "tools/list":
+		var p struct {
+			Cursor string `json:"cursor"`
+		}
+		_ = json.Unmarshal(req.Params, &p)
+		c.cursor = p.Cursor != ""
+	}
+	s.mu.Lock()
+	s.pending[req.ID] = c
+	s.mu.Unlock()
+}
+
+// untrack forgets a call and reports whether it was still pending.
+func (s *session) untrack(id jsonrpc.ID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.pending[id]
+	delete(s.pending, id)
+	return ok
+}
+
+// answered takes the call that resp answers out of the pending set; nil
+// when resp answers nothing the client asked (which is then forwarded as is).
+func (s *session) answered(id jsonrpc.ID) *call {
+	s.mu.Lock()
+	c := s.pending[id]
+	delete(s.pending, id)
+	s.mu.Unlock()
+	if c != nil {
+		select {
+		case s.drained <- struct{}{}:
+		default:
+		}
+	}
+	return c
+}
+
+func (s *session) observeClientNotification(req *jsonrpc.Request) {
+	switch req.Method {
+	case "notifications/initialized":
+		s.mu.Lock()
+		s.initialized = true
+		s.mu.Unlock()
+	case "notifications/cancelled":
+		var p struct {
+			RequestID any `json:"requestId"`
+		}
+		if json.Unmarshal(req.Params, &p) != nil {
+			return
+		}
+		id, err := jsonrpc.MakeID(p.RequestID)
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		if c := s.pending[id]; c != nil {
+			// The client gave up on it; an error that follows is the
+			// cancellation's echo, not a tool failure, and nobody waits.
+			c.cancelled = true
+		}
+		s.mu.Unlock()
+		select {
+		case s.drained <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// failPending answers every call still waiting with a JSON-RPC error.
+func (s *session) failPending(ctx context.Context, message string) {
+	s.mu.Lock()
+	ids := make([]jsonrpc.ID, 0, len(s.pending))
+	for id, c := range s.pending {
+		if !c.cancelled {
+			ids = append(ids, id)
+		}
+	}
+	s.pending = map[jsonrpc.ID]*call{}
+	s.mu.Unlock()
+	for _, id := range ids {
+		s.replyError(ctx, id, CodeConnectionClosed, message)
+	}
+}
+
+// replyError answers the client's call id with a JSON-RPC error. It uses a
+// context of its own: it runs while the session is being torn down, and the
+// answer is the one thing the client still needs.
+func (s *session) replyError(ctx context.Context, id jsonrpc.ID, code int64, message string) {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := s.client.Write(wctx, &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: message}}); err != nil {
+		s.log.Debug("toolfailure proxy: could not send an error answer to the MCP client", slog.Any("error", err))
+	}
+}
+
+func (s *session) learnServer(result json.RawMessage) {
+	var r struct {
+		ServerInfo struct {
+			Name string `json:"name"`
+		} `json:"serverInfo"`
+	}
+	if json.Unmarshal(result, &r) == nil && r.ServerInfo.Name != "" {
+		s.mu.Lock()
+		s.serverName = r.ServerInfo.Name
+		s.mu.Unlock()
+	}
+}
+
+// learnTools records the annotations of the tools in a tools/list answer.
+// A first page without a next cursor is the whole list and replaces what was
+// known; other pages add to it.
+func (s *session) learnTools(result json.RawMessage, firstPage bool) {
+	var r struct {
+		Tools []struct {
+			Name        string               `json:"name"`
+			Annotations *mcp.ToolAnnotations `json:"annotations"`
+		} `json:"tools"`
+		NextCursor string `json:"nextCursor"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if firstPage && r.NextCursor == "" {
+		s.tools = map[string]*mcp.ToolAnnotations{}
+		s.toolsComplete = true
+	}
+	for _, t := range r.Tools {
+		if t.Name != "" {
+			s.tools[t.Name] = t.Annotations
+		}
+	}
+}
+
+func (s *session) forgetTools() {
+	s.mu.Lock()
+	s.tools = map[string]*mcp.ToolAnnotations{}
+	s.toolsComplete = false
+	s.mu.Unlock()
+}
+
+// describe names a message for a log line without its payload, which may
+// hold user data.
+func describe(msg jsonrpc.Message) string {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if m.IsCall() {
+			return fmt.Sprintf("request %v %s", m.ID.Raw(), m.Method)
+		}
+		return "notification " + m.Method
+	case *jsonrpc.Response:
+		return fmt.Sprintf("response %v", m.ID.Raw())
+	}
+	return fmt.Sprintf("%T", msg)
+}
+
+// isOwnID reports whether id belongs to a request the proxy sent itself.
+func (s *session) isOwnID(id jsonrpc.ID) bool {
+	str, ok := id.Raw().(string)
+	return ok && strings.HasPrefix(str, s.ownPrefix)
+}

@@ -1,0 +1,236 @@
+package ruleset
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"cel.dev/cel-go/common/types"
+
+	"github.com/omcp/toolfailure/classify"
+)
+
+// Result is the outcome of one classification.
+type Result struct {
+	// Outcome is what applies. Its RuleID is the deciding tenant rule's name,
+	// or the baseline's rule ID ("baseline/…") when no tenant rule decided.
+	classify.Outcome
+	// Version is the rule-set version the set was compiled from; records
+	// store it next to the RuleID.
+	Version int64
+	// Tenant reports whether a tenant rule decided (false: the baseline).
+	Tenant bool
+	// Shadows are the shadow rules that matched and rank above the decider,
+	// in evaluation order: what would have applied instead, had they been
+	// enforced. Shadow rules ranked below the decider could not have changed
+	// anything and are not evaluated.
+	Shadows []ShadowMatch
+}
+
+// ShadowMatch is a shadow rule's would-be outcome.
+type ShadowMatch struct {
+	RuleID  string
+	Outcome classify.Outcome
+}
+
+// Classify decides the outcome of one failure: the tenant's rules by
+// priority (through the matcher index), then the baseline pack, whose
+// documented default applies when nothing matches. It never fails: a
+// condition that cannot be evaluated on this request (a missing key in
+// error.details, an absent status) simply does not match.
+func (s *Set) Classify(in *classify.Input, now time.Time) Result {
+	if s == nil || len(s.rules) == 0 {
+		return Result{Outcome: classify.Baseline(in, now), Version: s.Version()}
+	}
+	a := newActivation(in)
+	var c candidates
+	s.idx.candidates(a, &c)
+	var shadows []ShadowMatch
+	for i := c.next(); i >= 0; i = c.next() {
+		r := s.rules[i]
+		if ok, _, _ := r.match(a, true); !ok {
+			continue
+		}
+		o := r.outcome(in, now)
+		if r.mode == Shadow {
+			shadows = append(shadows, ShadowMatch{RuleID: r.Name, Outcome: o})
+			continue
+		}
+		return Result{Outcome: o, Version: s.version, Tenant: true, Shadows: shadows}
+	}
+	return Result{Outcome: classify.Baseline(in, now), Version: s.version, Shadows: shadows}
+}
+
+// match evaluates the rule's parts in order. viaIndex skips the part that
+// the index has already decided. On a miss it returns the part that failed
+// and, when evaluation stopped on an error rather than false, the error.
+func (c *compiled) match(a *activation, viaIndex bool) (bool, *part, error) {
+	for k := range c.parts {
+		if viaIndex && k == c.keyPart {
+			continue
+		}
+		p := &c.parts[k]
+		v, _, err := p.prog.Eval(a)
+		if err != nil {
+			return false, p, err
+		}
+		if b, ok := v.(types.Bool); !ok || !bool(b) {
+			if !ok {
+				return false, p, fmt.Errorf("the condition gave %v, not a bool", v)
+			}
+			return false, p, nil
+		}
+	}
+	return true, nil, nil
+}
+
+func (c *compiled) outcome(in *classify.Input, now time.Time) classify.Outcome {
+	o := classify.Outcome{Class: c.Then.Class, Code: c.Then.Code, RuleID: c.Name}
+	if c.retryable {
+		o.Retryable = true
+		switch {
+		case c.fromError:
+			if t, ok := classify.ParseRetryAfter(in.Error.RetryAfter, now); ok && t.After(now) {
+				o.RetryNotBefore = t
+			}
+		case c.delay > 0:
+			o.RetryNotBefore = now.Add(c.delay)
+		}
+	}
+	if c.guidance == nil || len(c.guidance.segs) == 0 {
+		// No guidance of its own: the baseline's words for this class and
+		// code, which never quote the error.
+		o.AgentGuidance = classify.Guidance(o, now)
+	} else {
+		o.AgentGuidance = c.guidance.render(in, &o, now)
+	}
+	return o
+}
+
+// Source values of Evaluation.
+const (
+	SourceTenant   = "tenant"
+	SourceBaseline = "baseline"
+)
+
+// Evaluation is what one rule did with a request, for Explain.
+type Evaluation struct {
+	RuleID  string
+	Source  string // SourceTenant or SourceBaseline
+	Mode    Mode
+	Matched bool
+	// Outcome is what the rule gives when it matches, rendered for this
+	// request.
+	Outcome classify.Outcome
+	// Detail says why it matched or not, in words for the rule author.
+	Detail string
+}
+
+// Explanation is a dry run: the result Classify gives, and the trail that
+// led to it.
+type Explanation struct {
+	Result
+	// Evaluations lists every tenant rule in evaluation order, then the
+	// baseline. Unlike Classify, Explain evaluates every tenant rule, even
+	// those ranked below the decider, so that an author sees what each of
+	// them would do.
+	Evaluations []Evaluation
+	// Reason says why the decider won, in one sentence.
+	Reason string
+}
+
+// Explain returns what Classify returns, plus an evaluation of every rule.
+// It skips the index and evaluates each condition part by part, so it is
+// slower than Classify; it exists for rule authors and support engineers.
+func (s *Set) Explain(in *classify.Input, now time.Time) Explanation {
+	res := s.Classify(in, now)
+	ex := Explanation{Result: res}
+	var a *activation
+	if s.Len() > 0 {
+		a = newActivation(in)
+	}
+	decided := false
+	for _, r := range s.rulesOrNil() {
+		ev := Evaluation{RuleID: r.Name, Source: SourceTenant, Mode: r.mode, Outcome: r.outcome(in, now)}
+		ok, failed, err := r.match(a, false)
+		ev.Matched = ok
+		switch {
+		case !ok && err != nil:
+			ev.Detail = fmt.Sprintf("not matched: %s: %s: %v", failed.field, failed.src, err)
+		case !ok:
+			ev.Detail = fmt.Sprintf("not matched: %s is false: %s", failed.field, failed.src)
+		case r.mode == Shadow && !decided:
+			ev.Detail = "matched in shadow mode: reported, not applied"
+		case r.mode == Shadow:
+			ev.Detail = fmt.Sprintf("matched in shadow mode, but ranks below %q, which decided", res.RuleID)
+		case !decided:
+			ev.Detail = "matched: the highest-ranked enforce rule that matched, so it decides"
+			decided = true
+		default:
+			ev.Detail = fmt.Sprintf("matched, but %q ranks higher and decided", res.RuleID)
+		}
+		ex.Evaluations = append(ex.Evaluations, ev)
+	}
+	_, baseline := classify.Explain(in, now)
+	baseDecided := false
+	for _, br := range baseline {
+		ev := Evaluation{RuleID: br.ID, Source: SourceBaseline, Mode: Enforce, Outcome: br.Outcome}
+		switch {
+		case res.Tenant:
+			ev.Detail = fmt.Sprintf("not reached: tenant rule %q decided", res.RuleID)
+		case br.Matched && !baseDecided:
+			ev.Matched, baseDecided = true, true
+			ev.Detail = "matched: the first matching baseline rule, so it decides (" + br.Description + ")"
+		case br.Matched:
+			ev.Matched = true
+			ev.Detail = fmt.Sprintf("matched, but %s ranks higher and decided", res.RuleID)
+		default:
+			ev.Detail = "not matched (" + br.Description + ")"
+		}
+		ex.Evaluations = append(ex.Evaluations, ev)
+	}
+	if !res.Tenant && !baseDecided {
+		ex.Evaluations = append(ex.Evaluations, Evaluation{RuleID: res.RuleID, Source: SourceBaseline, Mode: Enforce,
+			Matched: true, Outcome: res.Outcome, Detail: "nothing matched: the documented default applies"})
+	}
+	ex.Reason = reason(s, res)
+	return ex
+}
+
+func (s *Set) rulesOrNil() []*compiled {
+	if s == nil {
+		return nil
+	}
+	return s.rules
+}
+
+func reason(s *Set, res Result) string {
+	var b strings.Builder
+	if res.Tenant {
+		var prio int32
+		for _, r := range s.rules {
+			if r.Name == res.RuleID {
+				prio = r.Priority
+				break
+			}
+		}
+		fmt.Fprintf(&b, "tenant rule %q (priority %d) is the highest-ranked enforce rule that matched", res.RuleID, prio)
+	} else {
+		switch n := s.Len(); n {
+		case 0:
+			b.WriteString("the tenant has no rules")
+		default:
+			fmt.Fprintf(&b, "none of the tenant's %d rules matched in enforce mode", n)
+		}
+		if res.RuleID == classify.DefaultRuleID {
+			b.WriteString(", nor did any baseline rule, so the documented default applies")
+		} else {
+			fmt.Fprintf(&b, ", so the baseline rule %s decided", res.RuleID)
+		}
+	}
+	if len(res.Shadows) > 0 {
+		sh := res.Shadows[0]
+		fmt.Fprintf(&b, "; shadow rule %q ranks above it and would have given %s/%s", sh.RuleID, sh.Outcome.Class, sh.Outcome.Code)
+	}
+	return b.String()
+}
