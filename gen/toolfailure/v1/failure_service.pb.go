@@ -135,8 +135,12 @@ type Failure struct {
 	CreatedAt       *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	OccurredAt      *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
 	ToolAnnotations *ToolAnnotations       `protobuf:"bytes,16,opt,name=tool_annotations,json=toolAnnotations,proto3" json:"tool_annotations,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// A link to the trace in the operator's tracing UI, built from the
+	// template the service was started with; empty without a template or a
+	// trace ID.
+	TraceUrl      string `protobuf:"bytes,17,opt,name=trace_url,json=traceUrl,proto3" json:"trace_url,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Failure) Reset() {
@@ -281,6 +285,13 @@ func (x *Failure) GetToolAnnotations() *ToolAnnotations {
 	return nil
 }
 
+func (x *Failure) GetTraceUrl() string {
+	if x != nil {
+		return x.TraceUrl
+	}
+	return ""
+}
+
 type ListFailuresRequest struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Filter *FailureFilter         `protobuf:"bytes,1,opt,name=filter,proto3" json:"filter,omitempty"`
@@ -404,7 +415,7 @@ const file_toolfailure_v1_failure_service_proto_rawDesc = "" +
 	"\x11GetFailureRequest\x120\n" +
 	"\x0ecorrelation_id\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01(@R\rcorrelationId\"G\n" +
 	"\x12GetFailureResponse\x121\n" +
-	"\afailure\x18\x01 \x01(\v2\x17.toolfailure.v1.FailureR\afailure\"\x8c\x05\n" +
+	"\afailure\x18\x01 \x01(\v2\x17.toolfailure.v1.FailureR\afailure\"\xa9\x05\n" +
 	"\aFailure\x12%\n" +
 	"\x0ecorrelation_id\x18\x01 \x01(\tR\rcorrelationId\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x16\n" +
@@ -424,7 +435,8 @@ const file_toolfailure_v1_failure_service_proto_rawDesc = "" +
 	"created_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12;\n" +
 	"\voccurred_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"occurredAt\x12J\n" +
-	"\x10tool_annotations\x18\x10 \x01(\v2\x1f.toolfailure.v1.ToolAnnotationsR\x0ftoolAnnotations\"\x9e\x01\n" +
+	"\x10tool_annotations\x18\x10 \x01(\v2\x1f.toolfailure.v1.ToolAnnotationsR\x0ftoolAnnotations\x12\x1b\n" +
+	"\ttrace_url\x18\x11 \x01(\tR\btraceUrl\"\x9e\x01\n" +
 	"\x13ListFailuresRequest\x125\n" +
 	"\x06filter\x18\x01 \x01(\v2\x1d.toolfailure.v1.FailureFilterR\x06filter\x12'\n" +
 	"\tpage_size\x18\x02 \x01(\x05B\n" +
