@@ -23,7 +23,7 @@ func Baseline(in *Input, now time.Time) Outcome {
 	if in == nil {
 		return Default(now)
 	}
-	s := newSignals(in)
+	s := newSignals(in, now)
 	for _, r := range baselineRules {
 		if k, ok := r.match(s); ok && k != kNone {
 			return finish(s, k, r.id, now)
@@ -49,7 +49,7 @@ func Explain(in *Input, now time.Time) (Outcome, []RuleResult) {
 	if in == nil {
 		return Default(now), nil
 	}
-	s := newSignals(in)
+	s := newSignals(in, now)
 	results := make([]RuleResult, len(baselineRules))
 	decided := false
 	out := Outcome{}
@@ -81,7 +81,10 @@ func finish(s *signals, k kind, ruleID string, now time.Time) Outcome {
 	var wait time.Duration
 	if info.class == Reliability {
 		a := s.in.Annotations
-		notProcessed := info.notProcessed || s.textHas(tRefused) || s.textHas(tDNS)
+		// A client-side failure to connect or resolve proves the request
+		// never left; the same words in a server's error body do not.
+		clientSide := !s.hasHTTP
+		notProcessed := info.notProcessed || clientSide && (s.textHas(tRefused) || s.textHas(tDNS))
 		o.Retryable = isTrue(a.IdempotentHint) || isTrue(a.ReadOnlyHint) || notProcessed
 		if o.Retryable {
 			if t, ok := RetryTime(s.in, now); ok {

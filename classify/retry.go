@@ -59,7 +59,7 @@ func parseDelay(v string) (time.Duration, bool) {
 }
 
 func secondsToDuration(f float64) (time.Duration, bool) {
-	if math.IsNaN(f) || f < 0 {
+	if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
 		return 0, false
 	}
 	if f > MaxRetryDelay.Seconds() {
@@ -88,7 +88,7 @@ func RetryTime(in *Input, now time.Time) (time.Time, bool) {
 	if d, ok := retryFromDetails(in.Error.Details, 0); ok {
 		return now.Add(d), true
 	}
-	if d, ok := retryFromText(in.Error.Message); ok {
+	if d, ok := retryFromText(in.Error.Message, now); ok {
 		return now.Add(d), true
 	}
 	var texts []string
@@ -96,7 +96,7 @@ func RetryTime(in *Input, now time.Time) (time.Time, bool) {
 	w.walk(in.Error.Details, 0, "")
 	texts = w.texts
 	for _, t := range texts {
-		if d, ok := retryFromText(t); ok {
+		if d, ok := retryFromText(t, now); ok {
 			return now.Add(d), true
 		}
 	}
@@ -161,7 +161,7 @@ func retryFromDetails(v any, depth int) (time.Duration, bool) {
 func delayValue(v any, unit time.Duration) (time.Duration, bool) {
 	switch x := v.(type) {
 	case float64:
-		if x < 0 || math.IsNaN(x) {
+		if x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 			return 0, false
 		}
 		return clampDelay(time.Duration(math.Min(x*float64(unit), float64(MaxRetryDelay)))), true
@@ -196,18 +196,27 @@ func delayValue(v any, unit time.Duration) (time.Duration, bool) {
 // 30", "wait 2.5 seconds", "available again in 1m30s".
 var retryPhraseRe = regexp.MustCompile(`(?i)(?:\b(?:try(?:ing)?|retry(?:ing)?|wait(?:ing)?|available|resets?|back|again)\b[^.;\n0-9]{0,40}?\b(?:in|after|for)|\bretry[-_ ]?after["']?\s*[:=]?|\bwait(?:ing)?(?: for)?)\s+(?:about\s+|approximately\s+|around\s+|roughly\s+|at least\s+|~\s*)?([0-9])`)
 
-// retryFromText returns the first delay that a retry phrase in s announces.
-func retryFromText(s string) (time.Duration, bool) {
+// retryFromText returns the first delay that a retry phrase in s announces,
+// as a duration or as an RFC 3339 time ("retry after 2025-06-03T10:20:00Z").
+func retryFromText(s string, now time.Time) (time.Duration, bool) {
 	if len(s) > maxTextPart {
 		s = s[:maxTextPart]
 	}
 	for _, m := range retryPhraseRe.FindAllStringSubmatchIndex(s, 4) {
-		if d, ok := parseSpokenDuration(s[m[2]:]); ok {
+		rest := s[m[2]:]
+		if d, ok := parseSpokenDuration(rest); ok {
 			return d, true
+		}
+		if ts := rfc3339Re.FindString(rest); ts != "" {
+			if t, err := time.Parse(time.RFC3339, ts); err == nil && !now.IsZero() {
+				return clampDelay(max(t.Sub(now), 0)), true
+			}
 		}
 	}
 	return 0, false
 }
+
+var rfc3339Re = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})`)
 
 // parseSpokenDuration reads a duration at the start of s: "20s", "2.5
 // seconds", "1m30s", "1 minute 30 seconds", "380ms", "6m0s", "59.51s".
@@ -227,8 +236,8 @@ func parseSpokenDuration(s string) (time.Duration, bool) {
 			break
 		}
 		num, err := strconv.ParseFloat(s[:i], 64)
-		if err != nil || num < 0 {
-			break
+		if err != nil || num < 0 || i < len(s) && (s[i] == '-' || s[i] == ':' || s[i] == '/') {
+			break // a date or a clock time, not a duration
 		}
 		rest := strings.TrimLeft(s[i:], " ")
 		unit, n := durationUnit(rest)

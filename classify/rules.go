@@ -1,9 +1,6 @@
 package classify
 
-import (
-	"strings"
-	"time"
-)
+import "strings"
 
 // The baseline rule pack. Rules are tried in order and the first match
 // wins, so the order encodes which signal to trust when signals disagree:
@@ -149,7 +146,12 @@ func ruleSlack(s *signals) (kind, bool) {
 	if k, ok := lookupVendor(normalizeCode(code), false); ok {
 		return k, true
 	}
-	return wordsKind(code, allSets)
+	if k, ok := wordsKind(code, allSets); ok {
+		return k, true
+	}
+	// Slack answers ok:false only for application errors (transport
+	// failures never get that far), nearly all about the request itself.
+	return kInvalid, true
 }
 
 func ruleVendorCode(s *signals) (kind, bool) {
@@ -165,7 +167,7 @@ func ruleVendorCode(s *signals) (kind, bool) {
 var (
 	clientErrorRefinements = governanceSets | reliabilitySets | mask(tPermission, tUnsupportedStrong, tNotFound, tTooLarge, tExists)
 	forbiddenRefinements   = governanceSets | reliabilitySets
-	serverErrorRefinements = governanceSets | reliabilitySets | mask(tPermission, tUnsupportedStrong, tNotFound) | networkSets
+	serverErrorRefinements = governanceSets | reliabilitySets | mask(tPermission, tUnsupportedStrong, tNotFound)
 	quotaRefinements       = mask(tConfirm, tSetup, tBilling, tStorage)
 )
 
@@ -182,8 +184,8 @@ func ruleHTTPText(s *signals) (kind, bool) {
 			return kRateLimit, true // a 403 that says when to come back is a rate limit
 		}
 		allowed = forbiddenRefinements
-	case c == 404:
-		allowed = mask(tUnsupportedStrong)
+	case c == 404 || c == 410:
+		allowed = mask(tUnsupportedStrong) // "unknown tool", "issues are disabled for this repo"
 	case c == 409:
 		// APIs use 409 for update races ("modified, try again"), for names
 		// already taken, and (Dropbox) for every endpoint-specific error.
@@ -208,11 +210,10 @@ func ruleHTTP(s *signals) (kind, bool) {
 		return kNone, false
 	}
 	switch c := s.http; c {
-	case 400, 411, 414, 416, 417, 418, 421, 422, 428, 431:
-		if c == 421 {
-			return kNetwork, true // misdirected request: a connection reuse problem
-		}
+	case 400, 411, 414, 416, 417, 418, 422, 428, 431:
 		return kInvalid, true
+	case 421: // misdirected request: a connection reused for the wrong host
+		return kNetwork, true
 	case 401, 407, 511:
 		return kAuth, true
 	case 402:
@@ -375,7 +376,7 @@ func ruleGenericType(s *signals) (kind, bool) {
 
 // hasRetryTime reports whether the error says when to retry.
 func (s *signals) hasRetryTime() bool {
-	_, ok := RetryTime(s.in, time.Time{})
+	_, ok := RetryTime(s.in, s.now)
 	return ok
 }
 

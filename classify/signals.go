@@ -5,11 +5,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // signals is everything the rules look at, extracted once per Input.
 type signals struct {
-	in *Input
+	in  *Input
+	now time.Time
 
 	// Status codes: given, or derived from attributes, details or the
 	// message when not given.
@@ -40,12 +42,20 @@ const (
 	maxWalk     = 96      // JSON nodes visited in Details
 )
 
-func newSignals(in *Input) *signals {
-	s := &signals{in: in}
+func newSignals(in *Input, now time.Time) *signals {
+	s := &signals{in: in, now: now}
 	e := &in.Error
 	typ := e.Type
 	if typ == "" {
 		typ = e.Attributes["error.type"]
+	}
+	if typ == "" {
+		// Serialized JavaScript errors carry their class in "name".
+		if d, ok := e.Details.(map[string]any); ok {
+			if n, ok := d["name"].(string); ok && (strings.HasSuffix(n, "Error") || strings.HasSuffix(n, "Exception")) {
+				typ = n
+			}
+		}
 	}
 	s.typeRaw = lastSegment(typ)
 	s.typeLast = normalizeCode(s.typeRaw)
@@ -135,6 +145,11 @@ var (
 	httpStatusRes = []*regexp.Regexp{
 		regexp.MustCompile(`(?i)\b(?:status(?:[ _]?code)?|http(?:/[0-9.]+)?|error[ _]?code|response[ _]?code)\s*[:=]?\s*([45][0-9]{2})\b`),
 		regexp.MustCompile(`\b([45][0-9]{2}) (?:Client|Server) Error\b`),
+		regexp.MustCompile(`(?i)\bHTTP Error ([45][0-9]{2})\b`),
+		regexp.MustCompile(`(?i)\b(?:returned|responded with|received|got)\s+(?:an?\s+)?(?:status\s+|http\s+)?([45][0-9]{2})\b`),
+		regexp.MustCompile(`\(([45][0-9]{2})\) [A-Z]`),
+		regexp.MustCompile(`(?i)\berror:? ([45][0-9]{2})\b`),
+		regexp.MustCompile(`(?i)\b([45][0-9]{2}),? (?:Bad Request|Unauthorized|Payment Required|Forbidden|Not Found|Method Not Allowed|Request Timeout|Conflict|Gone|Precondition Failed|Payload Too Large|Request Entity Too Large|Unsupported Media Type|Unprocessable Entity|Locked|Too Early|Too Many Requests|Unavailable For Legal Reasons|Internal Server Error|Not Implemented|Bad Gateway|Service Unavailable|Gateway Time-?out)\b`),
 		// A status at the very start ("502 Bad Gateway"), but not an SMTP
 		// reply, which has an enhanced status code after it ("550 5.1.1").
 		regexp.MustCompile(`^\s*(4[0-5][0-9]|50[0-9]|51[01]|52[0-9])(?:[ ,:-]+[^0-9 ]|$)`),
@@ -263,7 +278,7 @@ func (w *walker) walk(v any, depth int, key string) {
 	switch x := v.(type) {
 	case string:
 		if depth == 0 || textFields[key] || key == "errors" || key == "messages" {
-			w.texts = append(w.texts, clip(x))
+			w.texts = append(w.texts, prose(x))
 		}
 	case []any:
 		for i, e := range x {
@@ -298,7 +313,7 @@ func (w *walker) walkMap(m map[string]any, depth int) {
 			if rank, ok := codeFields[nk]; ok && k != "@type" && looksLikeCode(x) {
 				codes = append(codes, field{rank, k})
 			} else if textFields[nk] {
-				w.texts = append(w.texts, clip(x))
+				w.texts = append(w.texts, prose(x))
 			}
 		case float64:
 			w.numberField(nk, x, m)
@@ -404,6 +419,23 @@ func looksLikeCode(s string) bool {
 	}
 	return false
 }
+
+// prose returns the part of a body worth reading: for an HTML error page,
+// its title and headings, not its scripts and styles; otherwise the text.
+func prose(s string) string {
+	s = clip(s)
+	head := s[:min(len(s), 512)]
+	if !strings.Contains(strings.ToLower(head), "<html") && !strings.Contains(strings.ToLower(head), "<!doctype") {
+		return s
+	}
+	var parts []string
+	for _, m := range htmlProseRe.FindAllStringSubmatch(s, 4) {
+		parts = append(parts, m[1])
+	}
+	return strings.Join(parts, ". ")
+}
+
+var htmlProseRe = regexp.MustCompile(`(?is)<(?:title|h1|h2)[^>]*>([^<]{1,300})<`)
 
 func clip(s string) string {
 	if len(s) > maxTextPart {

@@ -106,7 +106,7 @@ func (p *Proxy) Relay(ctx context.Context, client, upstream mcp.Transport) error
 	return p.relay(ctx, down, up)
 }
 
-func (p *Proxy) relay(ctx context.Context, client, upstream mcp.Connection) error {
+func (p *Proxy) relay(parent context.Context, client, upstream mcp.Connection) error {
 	s := &session{
 		p:            p,
 		log:          p.cfg.Logger,
@@ -119,7 +119,7 @@ func (p *Proxy) relay(ctx context.Context, client, upstream mcp.Connection) erro
 		upstreamGone: make(chan struct{}),
 		drained:      make(chan struct{}, 1),
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 
 	fromClient := make(chan error, 1)
@@ -131,50 +131,45 @@ func (p *Proxy) relay(ctx context.Context, client, upstream mcp.Connection) erro
 		fromUpstream <- err
 	}()
 
+	var upErr error
+	clientEnded, upstreamEnded := false, false
 	select {
 	case err := <-fromClient:
-		// The client stopped sending. Calls already forwarded may still be
-		// answered, so the upstream stays up until they are (or the grace
-		// period ends, or ctx is cancelled).
-		if ctx.Err() == nil && !errors.Is(err, io.EOF) {
+		clientEnded = true
+		if parent.Err() == nil && !errors.Is(err, io.EOF) {
 			s.log.Warn("toolfailure proxy: reading from the MCP client failed", slog.Any("error", err))
 		}
-		var upErr error
-		upstreamEnded := false
-		if ctx.Err() == nil {
+		// Calls already forwarded may still be answered: the upstream stays
+		// up until they are, the grace period ends, or ctx is cancelled.
+		if parent.Err() == nil {
 			upErr, upstreamEnded = s.drain(ctx, fromUpstream)
 		}
-		closeErr := upstream.Close()
-		if !upstreamEnded {
-			cancel()
-			upErr = <-fromUpstream
-		}
-		s.work.Wait()
-		_ = client.Close()
-		if upstreamEnded && ctx.Err() == nil {
-			return upstreamError(upErr, closeErr)
-		}
-		return nil
-
-	case upErr := <-fromUpstream:
-		// The upstream is gone. Results already read are still being
-		// annotated; let them go out, then answer every call that will never
-		// get its answer, so that no client waits forever.
-		closeErr := upstream.Close()
-		err := upstreamError(upErr, closeErr)
-		s.work.Wait()
-		if ctx.Err() == nil {
-			s.log.Error("toolfailure proxy: upstream MCP server is gone", slog.Any("error", err))
-		}
-		s.failPending(ctx, "toolfailure proxy: "+err.Error())
-		_ = client.Close()
-		cancel()
-		<-fromClient
-		if ctx.Err() != nil && !errors.Is(upErr, io.EOF) && upErr != nil && errors.Is(upErr, context.Canceled) {
-			return nil
-		}
-		return err
+	case upErr = <-fromUpstream:
+		upstreamEnded = true
 	}
+
+	// For a child process, Close closes its stdin and waits for it to exit,
+	// so closeErr carries the exit status.
+	closeErr := upstream.Close()
+	cancel()
+	if !upstreamEnded {
+		<-fromUpstream // ended by our Close; its error says nothing new
+	}
+	// Results already read are being annotated; let them go out first.
+	s.work.Wait()
+
+	var err error
+	if upstreamEnded && parent.Err() == nil {
+		err = upstreamError(upErr, closeErr)
+		s.log.Error("toolfailure proxy: the upstream MCP server is gone", slog.Any("error", err))
+		// No client may wait forever for an answer that cannot come.
+		s.failPending(ctx, "toolfailure proxy: "+err.Error())
+	}
+	_ = client.Close()
+	if !clientEnded {
+		<-fromClient
+	}
+	return err
 }
 
 // drain waits, after the client stopped sending, until no forwarded call is
@@ -316,7 +311,7 @@ func (s *session) fromUpstream(ctx context.Context) error {
 			c := s.answered(m.ID)
 			if c != nil {
 				switch c.method {
-				case "initialize":
+				case "initialize", "server/discover":
 					s.learnServer(m.Result)
 				case "tools/list":
 					if m.Error == nil {
@@ -469,15 +464,30 @@ func (s *session) replyError(ctx context.Context, id jsonrpc.ID, code int64, mes
 	}
 }
 
+// learnServer takes the upstream's name from its initialize result, or
+// from the _meta of a server/discover result on the stateless protocol.
 func (s *session) learnServer(result json.RawMessage) {
 	var r struct {
 		ServerInfo struct {
 			Name string `json:"name"`
 		} `json:"serverInfo"`
+		Meta map[string]json.RawMessage `json:"_meta"`
 	}
-	if json.Unmarshal(result, &r) == nil && r.ServerInfo.Name != "" {
+	if json.Unmarshal(result, &r) != nil {
+		return
+	}
+	name := r.ServerInfo.Name
+	if name == "" {
+		var info struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(r.Meta[mcp.MetaKeyServerInfo], &info) == nil {
+			name = info.Name
+		}
+	}
+	if name != "" {
 		s.mu.Lock()
-		s.serverName = r.ServerInfo.Name
+		s.serverName = name
 		s.mu.Unlock()
 	}
 }

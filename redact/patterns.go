@@ -55,14 +55,14 @@ var patterns = compile([]Pattern{
 		Description: "credentials of an Authorization or Proxy-Authorization header; the header name and scheme are kept",
 		Prefilters:  []string{"authorization"},
 		FoldCase:    true,
-		Regexp:      `(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|digest|token|negotiate|ntlm|apikey|sso-key|aws4-hmac-sha256)\s+)?(?P<secret>[^\s"']+)`,
+		Regexp:      `(?i)\b(?:proxy-)?authorization\\?["']?\s*[:=]\s*\\?["']?(?:(?:bearer|basic|digest|token|negotiate|ntlm|apikey|sso-key|aws4-hmac-sha256)\s+)?(?P<secret>[^\s"'\\]+)`,
 	},
 	{
 		Kind:        "cookie",
 		Description: "value of a Cookie or Set-Cookie header, to the end of the line",
 		Prefilters:  []string{"cookie"},
 		FoldCase:    true,
-		Regexp:      `(?i)\b(?:set-)?cookie["']?\s*:\s*["']?(?P<secret>[^\r\n"']+)`,
+		Regexp:      `(?i)\b(?:set-)?cookie\\?["']?\s*:\s*\\?["']?(?P<secret>[^\r\n"'\\]+)`,
 		accept:      func(c candidate) bool { return len(c.secret) > 0 },
 	},
 	{
@@ -115,7 +115,7 @@ var patterns = compile([]Pattern{
 		Description: "value assigned to aws_secret_access_key (or SecretAccessKey) in config files, env dumps and JSON",
 		Prefilters:  []string{"secret_access_key", "secretaccesskey"},
 		FoldCase:    true,
-		Regexp:      `(?i)\b(?:aws_)?secret_?access_?key["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+=]{16,})`,
+		Regexp:      `(?i)\b(?:aws_)?secret_?access_?key\\?["']?\s*[:=]\s*\\?["']?(?P<secret>[A-Za-z0-9/+=]{16,})`,
 	},
 	{
 		Kind:        "anthropic_api_key",
@@ -149,8 +149,8 @@ var patterns = compile([]Pattern{
 		Prefilters: []string{"pass", "pwd", "secret", "token", "key", "auth", "session", "credential", "sig", "jwt", "csrf", "xsrf"},
 		FoldCase:   true,
 		gate:       fieldGate,
-		Regexp: `(?i)(?P<key>[a-z0-9_.-]*(?:pass|pwd|secret|token|key|auth|session|credential|sig|jwt|csrf|xsrf)[a-z0-9_.-]*)["']?` +
-			`\s*(?P<sep>=>|[:=])\s*(?:"(?P<secret>[^"\r\n]*)"|'(?P<secret2>[^'\r\n]*)'|(?P<secret3>[^\s"'&,;<>()\[\]{}]+))`,
+		Regexp: `(?i)(?P<key>[a-z0-9_.-]*(?:pass|pwd|secret|token|key|auth|session|credential|sig|jwt|csrf|xsrf)[a-z0-9_.-]*)\\?["']?` +
+			`\s*(?P<sep>=>|[:=])\s*(?:\\?"(?P<secret>[^"\\\r\n]*)|'(?P<secret2>[^'\r\n]*)'|(?P<secret3>[^\s"'&,;<>()\[\]{}\\]+))`,
 		accept: acceptField,
 	},
 })
@@ -226,7 +226,7 @@ func fieldGate(s string) bool {
 			continue
 		}
 		j := i
-		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t' || s[j-1] == '"' || s[j-1] == '\'') {
+		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t' || s[j-1] == '"' || s[j-1] == '\'' || s[j-1] == '\\') {
 			j--
 		}
 		k := j

@@ -96,6 +96,8 @@ func TestString(t *testing.T) {
 		{"empty password kept", `password=""`, `password=""`},
 		{"key word kept", "Missing the key id in the item", "Missing the key id in the item"},
 		{"ruby hash", `{:password => "pw1"}`, `{:password => "` + mark("secret_field") + `"}`},
+		{"escaped json", `{\"password\": \"hunter2\", \"user\": \"bob\"}`, `{\"password\": \"` + mark("secret_field") + `\", \"user\": \"bob\"}`},
+		{"escaped auth header", `{\"Authorization\":\"Bearer abc123def\"}`, `{\"Authorization\":\"Bearer ` + mark("authorization") + `\"}`},
 		// nothing to do
 		{"plain", "rpc error: code = Unavailable desc = connection refused", "rpc error: code = Unavailable desc = connection refused"},
 		{"empty", "", ""},

@@ -39,8 +39,19 @@ type ShadowMatch struct {
 // condition that cannot be evaluated on this request (a missing key in
 // error.details, an absent status) simply does not match.
 func (s *Set) Classify(in *classify.Input, now time.Time) Result {
+	res, ok := s.Match(in, now)
+	if !ok {
+		res.Outcome = classify.Baseline(in, now)
+	}
+	return res
+}
+
+// Match evaluates the tenant's rules only. It reports false when no enforce
+// rule matched; the Result then carries only the version and any shadow
+// matches, and the caller falls back to the baseline (Classify does).
+func (s *Set) Match(in *classify.Input, now time.Time) (Result, bool) {
 	if s == nil || len(s.rules) == 0 {
-		return Result{Outcome: classify.Baseline(in, now), Version: s.Version()}
+		return Result{Version: s.Version()}, false
 	}
 	a := newActivation(in)
 	var c candidates
@@ -56,9 +67,9 @@ func (s *Set) Classify(in *classify.Input, now time.Time) Result {
 			shadows = append(shadows, ShadowMatch{RuleID: r.Name, Outcome: o})
 			continue
 		}
-		return Result{Outcome: o, Version: s.version, Tenant: true, Shadows: shadows}
+		return Result{Outcome: o, Version: s.version, Tenant: true, Shadows: shadows}, true
 	}
-	return Result{Outcome: classify.Baseline(in, now), Version: s.version, Shadows: shadows}
+	return Result{Version: s.version, Shadows: shadows}, false
 }
 
 // match evaluates the rule's parts in order. viaIndex skips the part that

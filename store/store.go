@@ -1,9 +1,13 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -113,6 +117,117 @@ type ListQuery struct {
 	After *[16]byte
 }
 
+// Rule is one tenant rule as stored. The store does not interpret rules: Spec is the rule's whole
+// definition as a JSON object (the API's JSON form, which is also the rules file's form), compared
+// by value, so that a change of key order or whitespace is not a change of the rule. Name and
+// Priority are kept beside it because they key and order the set; the caller keeps them equal to
+// the spec's.
+type Rule struct {
+	TenantID int64
+	Name     string // unique per tenant; compared byte for byte
+	Priority int32
+	Spec     json.RawMessage
+	// Version is the rule-set version that last changed this rule, and UpdatedAt when; both are
+	// set by the store.
+	Version   int64
+	UpdatedAt time.Time
+}
+
+// RuleSet is a tenant's whole set of rules at one version.
+type RuleSet struct {
+	// Version counts the changes to the tenant's set: 0 before the first one, then one more for
+	// every call that changed something. Records keep the version that classified them.
+	Version int64
+	// Rules are in evaluation order: priority descending, then name in byte order.
+	Rules []Rule
+}
+
+// Change values of RuleChange.
+const (
+	RuleAdded     = "added"
+	RuleRemoved   = "removed"
+	RuleChanged   = "changed"
+	RuleUnchanged = "unchanged"
+)
+
+// RuleChange is one line of the difference between two rule sets.
+type RuleChange struct {
+	Name   string
+	Change string // RuleAdded, RuleRemoved, RuleChanged or RuleUnchanged
+}
+
+// DiffRules compares two sets of rules by name: a rule is changed when its priority or its spec
+// (by JSON value) differs. The result is sorted by name. Backends use it inside ReplaceRules, and
+// callers for a dry run, so that both report the same diff.
+func DiffRules(before, after []Rule) []RuleChange {
+	old := make(map[string]Rule, len(before))
+	for _, r := range before {
+		old[r.Name] = r
+	}
+	changes := make([]RuleChange, 0, max(len(before), len(after)))
+	for _, r := range after {
+		prev, ok := old[r.Name]
+		switch {
+		case !ok:
+			changes = append(changes, RuleChange{Name: r.Name, Change: RuleAdded})
+		case prev.Priority != r.Priority || !SameJSON(prev.Spec, r.Spec):
+			changes = append(changes, RuleChange{Name: r.Name, Change: RuleChanged})
+		default:
+			changes = append(changes, RuleChange{Name: r.Name, Change: RuleUnchanged})
+		}
+		delete(old, r.Name)
+	}
+	for name := range old {
+		changes = append(changes, RuleChange{Name: name, Change: RuleRemoved})
+	}
+	slices.SortFunc(changes, func(a, b RuleChange) int { return strings.Compare(a.Name, b.Name) })
+	return changes
+}
+
+// SameJSON reports whether two JSON documents have the same value. Invalid JSON equals nothing.
+func SameJSON(a, b json.RawMessage) bool {
+	if len(a) > 0 && bytes.Equal(a, b) {
+		return true
+	}
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+// RuleEventKind says what a RuleEvent reports.
+type RuleEventKind int
+
+const (
+	// RuleSetChanged: a change to one tenant's rules was committed, by any process.
+	RuleSetChanged RuleEventKind = iota + 1
+	// RuleWatchStarted: notifications flow (again). Changes made while they did not may have been
+	// missed, so everything cached must be reloaded.
+	RuleWatchStarted
+	// RuleWatchLost: notifications stopped (the connection broke); the watcher is reconnecting.
+	// Until RuleWatchStarted, a cache must check versions itself.
+	RuleWatchLost
+)
+
+// RuleEvent is one report of a RuleWatcher.
+type RuleEvent struct {
+	Kind     RuleEventKind
+	TenantID int64 // with RuleSetChanged
+	Version  int64 // with RuleSetChanged: the version that the change committed
+}
+
+// RuleWatcher is implemented by backends that several processes share (store/postgres), so that
+// every replica learns of a rule change within a second instead of serving stale rules. The
+// embedded store is used by one process only, which sees its own writes, and needs none.
+type RuleWatcher interface {
+	// WatchRules calls fn, from one goroutine, for every event until ctx ends, and then returns
+	// ctx's error. It reconnects by itself when its connection breaks, reporting RuleWatchLost
+	// and, once listening again, RuleWatchStarted. The first event is RuleWatchStarted, sent once
+	// it is listening, or RuleWatchLost if it cannot connect.
+	WatchRules(ctx context.Context, fn func(RuleEvent)) error
+}
+
 // Store is the storage contract of the service, implemented by store/postgres and store/sqlite and
 // checked by store/storetest. Implementations are safe for concurrent use. Errors are wrapped with
 // context; test them with errors.Is against ErrNotFound and ErrConflict.
@@ -153,6 +268,41 @@ type Store interface {
 	// descending), starting after q.After. It pages by key, never by OFFSET, so a page costs the
 	// same however deep it is, and records written meanwhile cause neither duplicates nor gaps.
 	ListFailures(ctx context.Context, tenantID int64, q ListQuery) ([]Failure, error)
+
+	// ListRules returns the tenant's rule set, read in one snapshot: the rules and the version
+	// they are at. A tenant without rules (or that does not exist) has an empty set at version 0,
+	// or at the version that its last change left.
+	ListRules(ctx context.Context, tenantID int64) (RuleSet, error)
+
+	// RuleSetVersion returns the version of the tenant's rule set (0 before any change). It is
+	// cheap: caches poll it when they cannot be notified.
+	RuleSetVersion(ctx context.Context, tenantID int64) (int64, error)
+
+	// GetRule returns one rule of the tenant, or ErrNotFound.
+	GetRule(ctx context.Context, tenantID int64, name string) (Rule, error)
+
+	// CreateRule adds r to its tenant's set and returns it as stored, with the set's new version.
+	// ErrConflict when the tenant has a rule of that name, ErrNotFound when the tenant does not
+	// exist.
+	CreateRule(ctx context.Context, r Rule) (Rule, error)
+
+	// UpdateRule replaces the tenant's rule of the same name and returns it as stored, with the
+	// set's new version. ErrNotFound when there is no such rule. An update that changes nothing
+	// (same priority, same spec by value) returns the rule as it was and leaves the version alone.
+	UpdateRule(ctx context.Context, r Rule) (Rule, error)
+
+	// DeleteRule removes one rule and returns the set's new version; ErrNotFound when there is no
+	// such rule.
+	DeleteRule(ctx context.Context, tenantID int64, name string) (version int64, err error)
+
+	// ReplaceRules makes rules the tenant's whole set, atomically: a concurrent reader sees the old
+	// set or the new one, never a mix. Rules whose name, priority and spec are unchanged keep their
+	// Version and UpdatedAt. It returns the set's version afterwards and the diff (DiffRules) from
+	// the set it replaced; when nothing changed the version stays the same. With expectedVersion
+	// set, it fails with ErrConflict, changing nothing, unless the set is at that version (the
+	// optimistic concurrency of `rules apply`). ErrNotFound when the tenant does not exist. The
+	// TenantID of each rule is ignored; names must be unique (ErrConflict otherwise).
+	ReplaceRules(ctx context.Context, tenantID int64, rules []Rule, expectedVersion *int64) (version int64, changes []RuleChange, err error)
 
 	// Ping reports whether the backend answers; /healthz and gRPC health use it.
 	Ping(ctx context.Context) error

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
+	"github.com/omcp/toolfailure/mcpfailure"
+	"github.com/omcp/toolfailure/mcpproxy"
+)
+
+const proxyUsage = `usage: toolfailure proxy [flags] -- COMMAND [ARG…]
+       toolfailure proxy [flags] --upstream URL
+
+Fronts an MCP server and adds the toolFailure key to its failed tool results,
+classified and recorded by the toolfailure service. Everything else passes
+through unchanged. The server is started as a child process over stdio
+(-- COMMAND ARG…) or reached over streamable HTTP (--upstream URL); the proxy
+serves it on its own stdin and stdout, or over streamable HTTP with --listen.
+
+Over stdio, stdout carries MCP messages only; logs go to stderr. The proxy
+exits 0 when its input ends and 1 when the upstream goes away (calls in flight
+are answered with a JSON-RPC error first).
+
+Flags:
+`
+
+func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
+	cf := addClientFlags(fs)
+	upstream := fs.String("upstream", "", "streamable HTTP endpoint of the MCP server to front, instead of -- COMMAND")
+	listen := fs.String("listen", "", "serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio, one upstream session (for a command, one child) per client session")
+	label := fs.String("label", "", "server label failures are reported under (default: the upstream's serverInfo.name)")
+	budget := fs.Duration("budget", mcpfailure.DefaultBudget, "how long a failed result may wait for the service before it is passed on unchanged")
+	verbose := fs.Bool("v", false, "log at debug level")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), proxyUsage)
+		fs.PrintDefaults()
+	}
+	if ok, code := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	argv := fs.Args()
+	switch {
+	case *upstream == "" && len(argv) == 0:
+		fmt.Fprintln(stderr, "toolfailure proxy: name the MCP server: -- COMMAND ARG… or --upstream URL")
+		return 2
+	case *upstream != "" && len(argv) > 0:
+		fmt.Fprintln(stderr, "toolfailure proxy: give either --upstream or a command, not both")
+		return 2
+	}
+	client, err := cf.client()
+	if err != nil {
+		fmt.Fprintln(stderr, "toolfailure proxy:", err)
+		return 2
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	p, err := mcpproxy.New(mcpproxy.Config{
+		Classifier: toolfailurev1connect.NewClassifierServiceClient(client),
+		Server:     *label,
+		Budget:     *budget,
+		Logger:     logger,
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, "toolfailure proxy:", err)
+		return 2
+	}
+	newUpstream := func() (mcp.Transport, error) {
+		if *upstream != "" {
+			return &mcpproxy.HTTPUpstream{Endpoint: *upstream, Logger: logger}, nil
+		}
+		return mcpproxy.Command(argv, stderr)
+	}
+
+	if *listen != "" {
+		return serveProxy(ctx, p, newUpstream, *listen, stderr, logger)
+	}
+	up, err := newUpstream()
+	if err != nil {
+		fmt.Fprintln(stderr, "toolfailure proxy:", err)
+		return 2
+	}
+	clientSide := &mcp.IOTransport{Reader: os.Stdin, Writer: nopWriteCloser{stdout}}
+	if err := p.Relay(ctx, clientSide, up); err != nil {
+		fmt.Fprintln(stderr, "toolfailure proxy:", err)
+		return 1
+	}
+	return 0
+}
+
+// serveProxy serves MCP over streamable HTTP until ctx is done.
+func serveProxy(ctx context.Context, p *mcpproxy.Proxy, newUpstream func() (mcp.Transport, error), addr string, stderr io.Writer, logger *slog.Logger) int {
+	h := p.Handler(newUpstream, nil)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		// No write timeout: event streams stay open as long as a tool runs.
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolfailure proxy:", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "toolfailure proxy: serving MCP over streamable HTTP at http://%s/mcp\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	code := 0
+	select {
+	case err := <-errc:
+		fmt.Fprintln(stderr, "toolfailure proxy:", err)
+		code = 1
+	case <-ctx.Done():
+	}
+	// Sessions first: their event streams would otherwise hold Shutdown.
+	_ = h.Close()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintln(stderr, "toolfailure proxy: shutdown:", err)
+	}
+	return code
+}
+
+// nopWriteCloser lets the proxy hand stdout to the SDK's transport, which
+// closes its writer when the session ends, without closing stdout itself.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,110 @@
+// Package mcpproxy puts an existing MCP server, in any language, behind a
+// relay that adds the toolFailure key of the proposal to its failed tool
+// results. It is the core of "toolfailure proxy":
+//
+//	toolfailure proxy -- node server.js              # a child over stdio, served on stdio
+//	toolfailure proxy --upstream http://host/mcp     # a streamable HTTP server, served on stdio
+//	toolfailure proxy --listen 127.0.0.1:3001 -- …   # either, served over streamable HTTP
+//
+// Most MCP servers will not change their code to adopt the proposal before
+// their clients ask for it. A proxy in front of an unmodified server breaks
+// that deadlock: the server keeps answering isError results with a sentence
+// of text, and the client sees the same result with one more _meta key,
+// issued and stored by the toolfailure service, whose correlation ID a
+// support engineer can look up.
+//
+// # A relay of raw JSON-RPC, not a server and a client
+//
+// The obvious way to build a proxy with the Go SDK is an mcp.Server whose
+// handlers call an mcp.ClientSession: a tools/call handler that calls the
+// upstream's tool, a resources/read handler that reads the upstream's
+// resource, and so on for every method in both directions. That design was
+// rejected, for four reasons:
+//
+//   - Every result would be decoded into the SDK's types and encoded again.
+//     Fields the SDK does not model (a newer protocol's, a vendor's) would be
+//     lost, numbers and key order could change, and the promise that a
+//     successful result reaches the client exactly as the server wrote it
+//     could not be kept.
+//   - Every method, notification and capability would have to be declared
+//     twice, and the proxy would lag behind every new protocol version: what
+//     it does not declare, it drops. The two SDK sessions would also each
+//     negotiate a protocol version, and could disagree.
+//   - Progress, cancellation, sampling, elicitation and roots cross the proxy
+//     in both directions, tied to request IDs. A server/client pair would
+//     have to translate each of them between two ID spaces.
+//   - Two handshakes where the client expects one: the server would see the
+//     proxy's capabilities, not the client's.
+//
+// So the proxy relays JSON-RPC messages. It uses the SDK's transports and
+// its jsonrpc package (mcp.Connection reads and writes jsonrpc.Message
+// values, whose params and results stay json.RawMessage), and keeps one
+// session between the client and the upstream: the handshake, every request
+// and notification in both directions, and their IDs pass through
+// untouched. It looks at only four kinds of message:
+//
+//   - answers to initialize, for the upstream's name (the label failures
+//     are reported under, unless --label says otherwise);
+//   - answers to tools/list, for the tools' annotations (idempotentHint and
+//     the others), which the service weighs when it decides retryability;
+//     notifications/tools/list_changed forgets them;
+//   - answers to tools/call: a result with isError set goes to the service
+//     (see below); a JSON-RPC error is recorded with the service too, and
+//     passed on as it came;
+//   - notifications/cancelled from the client, so that the echo of a
+//     cancellation is not recorded as a tool failure.
+//
+// Successful results, and everything else, are written out as they were
+// read. The only change is framing: a stdio line or an SSE event is
+// re-encoded by the SDK's transport without insignificant whitespace.
+//
+// # The failed result
+//
+// A failed result is decoded only to read what the service needs (the text
+// content and structuredContent), through mcpfailure.Annotator.Annotate,
+// the same code the Go middleware uses; so classification, the budget, the
+// log line and the counters are the middleware's. The key is then spliced
+// into the result's own bytes: every other member of the result and of its
+// _meta keeps its place and its bytes, and a result that already carries
+// the key (the server classified it, and its logs know that ID) is not
+// touched at all.
+//
+// When the client has not listed the tools (or the tool is new since), the
+// proxy asks the upstream with a tools/list of its own, under an ID that no
+// client uses, and does not forward the answer. That lookup and the
+// Classify call share one budget (Config.Budget, 250 ms by default). When
+// the service is slow or down, the result goes out unchanged once the budget
+// is spent: the client sees what it would have seen without the proxy, a
+// moment later, and the miss is logged. While one failure waits for the
+// service, the session goes on: other answers and notifications are not held
+// back behind it.
+//
+// # When the upstream goes away
+//
+// A child that exits or crashes, or an HTTP upstream whose session is lost,
+// ends the relay. Every call the client was still waiting for is answered
+// with a JSON-RPC error (code -32000, CodeConnectionClosed) that says what
+// happened, with the child's exit status, and the client connection is
+// closed. Over stdio the proxy then exits with status 1, which every MCP
+// host reports as a server that stopped; over HTTP the session is gone, so
+// the client's next request gets 404 and, as the specification asks, it
+// starts a new session, which starts a new child. No client waits forever.
+//
+// When the client goes away first (end of input on stdin, DELETE over HTTP),
+// calls already forwarded may still be answered for a short grace period,
+// then the upstream is closed: for a child, its stdin is closed and it gets
+// two seconds to exit before SIGTERM.
+//
+// # Transports
+//
+// Upstreams: Command starts a child process (mcp.CommandTransport with the
+// child's stderr passed through); HTTPUpstream speaks streamable HTTP,
+// using the SDK's client transport plus the two things a raw relay has to
+// add itself, the protocol version header and the standalone GET stream.
+//
+// Clients: any mcp.Transport for stdio (mcp.StdioTransport, mcp.IOTransport),
+// or Handler for streamable HTTP. The SDK's StreamableHTTPHandler cannot be
+// used, because it dispatches to an *mcp.Server; Handler implements the
+// server side of the transport for a relay, with one upstream per session.
+// See Handler for how it routes what the upstream sends.
+package mcpproxy

@@ -1,0 +1,485 @@
+package mcpproxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/mcpfailure"
+)
+
+// writeTimeout bounds one write of a finished answer to the client from a
+// detour goroutine. Those writes must not use the session's context: the
+// session may be shutting down, and the answer is still owed.
+const writeTimeout = 10 * time.Second
+
+// isErrorResult reports whether a tools/call result has isError set, without
+// decoding anything else: successful results are never touched.
+func isErrorResult(result json.RawMessage) bool {
+	var r struct {
+		IsError bool `json:"isError"`
+	}
+	return json.Unmarshal(result, &r) == nil && r.IsError
+}
+
+// annotateAndSend classifies a failed tool result through the service and
+// sends it to the client with the toolFailure key added to its _meta. Every
+// other byte of the result stays as the upstream wrote it. When the service
+// does not answer within the budget, or the result already carries the key,
+// the result goes out unchanged.
+func (s *session) annotateAndSend(ctx context.Context, c *call, resp *jsonrpc.Response) {
+	defer s.work.Done()
+	ctx = context.WithoutCancel(ctx)
+	out := resp
+	if result, ok := s.annotate(ctx, c, resp.Result); ok {
+		out = &jsonrpc.Response{ID: resp.ID, Result: result}
+	}
+	wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	defer cancel()
+	s.toClient(wctx, out)
+}
+
+func (s *session) annotate(ctx context.Context, c *call, raw json.RawMessage) (json.RawMessage, bool) {
+	members, err := objectMembers(raw)
+	if err != nil {
+		s.log.Warn("toolfailure proxy: failed tool result is not a JSON object; sent unchanged", slog.String("tool", c.tool), slog.Any("error", err))
+		return nil, false
+	}
+	if meta, ok := lookup(members, "_meta"); ok {
+		if metaMembers, err := objectMembers(meta); err == nil {
+			if _, tagged := lookup(metaMembers, mcpfailure.MetaKey); tagged {
+				// The server classified the failure itself; its logs know
+				// that correlation ID, so the result stays exactly as it is.
+				return nil, false
+			}
+		}
+	}
+	a, err := s.annotatorFor()
+	if err != nil {
+		s.log.Error("toolfailure proxy: no annotator", slog.Any("error", err))
+		return nil, false
+	}
+
+	// One budget for the whole detour: the annotations lookup and Classify.
+	// Annotate applies the same budget again, but from a later start, so the
+	// deadline set here is the one that counts.
+	bctx, cancel := context.WithTimeout(ctx, s.p.cfg.Budget)
+	defer cancel()
+	annotations := s.annotations(bctx, c)
+	res := decodeResult(raw)
+	annotated := a.Annotate(bctx, c.tool, c.meta, annotations, res)
+	if annotated == res {
+		return nil, false // a miss; the Annotator logged and counted it
+	}
+	obj, err := marshalJSON(annotated.Meta[mcpfailure.MetaKey])
+	if err != nil {
+		s.log.Error("toolfailure proxy: cannot encode the toolFailure object", slog.Any("error", err))
+		return nil, false
+	}
+	out, err := withMetaKey(members, mcpfailure.MetaKey, obj)
+	if err != nil {
+		s.log.Error("toolfailure proxy: cannot add the toolFailure key", slog.Any("error", err))
+		return nil, false
+	}
+	return out, true
+}
+
+// annotatorFor returns the session's Annotator, made on first use so that
+// it reports under the name the upstream gave in its initialize result.
+func (s *session) annotatorFor() (*mcpfailure.Annotator, error) {
+	s.annotatorOnce.Do(func() {
+		s.annotator, s.annotatorErr = mcpfailure.NewAnnotator(mcpfailure.AnnotatorConfig{
+			Classifier: s.p.cfg.Classifier,
+			Server:     s.label(),
+			Budget:     s.p.cfg.Budget,
+			Logger:     s.log,
+		})
+	})
+	return s.annotator, s.annotatorErr
+}
+
+func (s *session) label() string {
+	if s.p.cfg.Server != "" {
+		return s.p.cfg.Server
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.serverName
+}
+
+// decodeResult turns the upstream's result into the SDK's type, which is
+// what the Annotator reads the error text and structuredContent from. A
+// result the SDK cannot decode (a content type newer than the SDK, say) is
+// reduced to its text parts and structuredContent: the classification needs
+// no more, and the result the client gets is the upstream's own bytes anyway.
+func decodeResult(raw json.RawMessage) *mcp.CallToolResult {
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(raw, &res); err == nil {
+		return &res
+	}
+	var loose struct {
+		Meta    map[string]any `json:"_meta"`
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		StructuredContent any `json:"structuredContent"`
+	}
+	_ = json.Unmarshal(raw, &loose)
+	out := &mcp.CallToolResult{Meta: loose.Meta, StructuredContent: loose.StructuredContent, IsError: true}
+	for _, c := range loose.Content {
+		if c.Type == "text" {
+			out.Content = append(out.Content, &mcp.TextContent{Text: c.Text})
+		}
+	}
+	return out
+}
+
+// classifyProtocolError reports a JSON-RPC error answer to tools/call to the
+// service, so that it is recorded and counted with the other failures of the
+// tool. The answer itself was already forwarded as it came: the proposal
+// keeps protocol errors JSON-RPC errors, without the toolFailure key, so the
+// correlation ID goes to the log, where an operator can find it.
+func (s *session) classifyProtocolError(ctx context.Context, c *call, resp *jsonrpc.Response) {
+	defer s.work.Done()
+	var werr *jsonrpc.Error
+	if !errors.As(resp.Error, &werr) {
+		return
+	}
+	if werr.Code == codeRequestCancelled {
+		return // the client's own cancellation, echoed back
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.p.cfg.Budget)
+	defer cancel()
+	raw := &toolfailurev1.RawError{Message: truncate(werr.Message, maxMessageBytes)}
+	if werr.Code >= -1<<31 && werr.Code <= 1<<31-1 {
+		code := int32(werr.Code)
+		raw.JsonrpcCode = &code
+	}
+	if len(werr.Data) > 0 && len(werr.Data) <= maxDetailsBytes {
+		var data any
+		if json.Unmarshal(werr.Data, &data) == nil {
+			if v, err := structpb.NewValue(map[string]any{"data": data}); err == nil {
+				raw.Details = v
+			}
+		}
+	}
+	req := &toolfailurev1.ClassifyRequest{
+		Tool:            c.tool,
+		Server:          s.label(),
+		Error:           raw,
+		ToolAnnotations: annotationsProto(s.annotations(ctx, c)),
+		Traceparent:     traceparentOf(c.meta),
+		OccurredAt:      timestamppb.New(time.Now()),
+	}
+	if req.Tool == "" {
+		req.Tool = "(unnamed)"
+	}
+	res, err := s.p.cfg.Classifier.Classify(ctx, req)
+	if err != nil {
+		s.log.Warn("toolfailure proxy: JSON-RPC error of a tool call not recorded", slog.String("tool", c.tool), slog.Int64("code", werr.Code), slog.Any("error", err))
+		return
+	}
+	tf := res.GetToolFailure()
+	s.log.Info("toolfailure proxy: the upstream answered a tool call with a JSON-RPC error; passed on unchanged and recorded",
+		slog.String("tool", c.tool),
+		slog.Int64("code", werr.Code),
+		slog.String("class", strings.ToLower(strings.TrimPrefix(tf.GetClass().String(), "CLASS_"))),
+		slog.String("failureCode", tf.GetCode()),
+		slog.String("correlationId", tf.GetCorrelationId()))
+}
+
+// codeRequestCancelled is the JSON-RPC code some servers answer a cancelled
+// request with, although the specification asks them not to answer at all.
+const codeRequestCancelled = -32800
+
+// Size caps for what is sent to the service, below the service's own limits,
+// so that a huge error becomes a shortened report, not a refused one.
+const (
+	maxMessageBytes = 16 << 10
+	maxDetailsBytes = 64 << 10
+)
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}
+
+var traceparentPattern = regexp.MustCompile(`^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
+
+// traceparentOf reads params._meta.traceparent; a malformed value is dropped
+// because the service would refuse the whole request over it.
+func traceparentOf(meta map[string]any) string {
+	tp, _ := meta["traceparent"].(string)
+	if !traceparentPattern.MatchString(tp) {
+		return ""
+	}
+	return tp
+}
+
+func annotationsProto(a *mcp.ToolAnnotations) *toolfailurev1.ToolAnnotations {
+	if a == nil {
+		return nil
+	}
+	idempotent, readOnly := a.IdempotentHint, a.ReadOnlyHint
+	out := &toolfailurev1.ToolAnnotations{IdempotentHint: &idempotent, ReadOnlyHint: &readOnly}
+	if a.DestructiveHint != nil {
+		v := *a.DestructiveHint
+		out.DestructiveHint = &v
+	}
+	if a.OpenWorldHint != nil {
+		v := *a.OpenWorldHint
+		out.OpenWorldHint = &v
+	}
+	return out
+}
+
+// annotations returns the tool's annotations from the upstream's tools/list.
+// Clients list tools before they call them, so the answer is usually known
+// from the listing the proxy relayed; otherwise the proxy lists the tools
+// itself, within ctx (the failure's budget).
+func (s *session) annotations(ctx context.Context, c *call) *mcp.ToolAnnotations {
+	s.mu.Lock()
+	a, known := s.tools[c.tool]
+	complete, initialized := s.toolsComplete, s.initialized
+	s.mu.Unlock()
+	if known || complete {
+		return a
+	}
+	// Before the handshake is over the upstream may refuse other requests.
+	// A session on the stateless protocol (2026-07-28) has no handshake;
+	// its requests carry the protocol version in _meta instead.
+	protocol := protocolMeta(c.meta)
+	if !initialized && protocol == nil {
+		return nil
+	}
+	cursor := ""
+	for page := 0; page < 100; page++ { // a bound against a cursor that never ends
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		if protocol != nil {
+			params["_meta"] = protocol
+		}
+		result, err := s.request(ctx, "tools/list", params)
+		if err != nil {
+			s.log.Debug("toolfailure proxy: tools/list for annotations failed", slog.String("tool", c.tool), slog.Any("error", err))
+			return nil
+		}
+		s.learnTools(result, cursor == "")
+		var r struct {
+			NextCursor string `json:"nextCursor"`
+		}
+		_ = json.Unmarshal(result, &r)
+		s.mu.Lock()
+		a, known = s.tools[c.tool]
+		s.mu.Unlock()
+		if known || r.NextCursor == "" {
+			return a
+		}
+		cursor = r.NextCursor
+	}
+	return nil
+}
+
+// protocolMeta copies the per-request protocol keys of the stateless
+// protocol (io.modelcontextprotocol/protocolVersion and its companions) from
+// a client request, for a request the proxy sends on the client's behalf.
+func protocolMeta(meta map[string]any) map[string]any {
+	if _, ok := meta[mcp.MetaKeyProtocolVersion]; !ok {
+		return nil
+	}
+	out := map[string]any{}
+	for _, k := range []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities} {
+		if v, ok := meta[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// request sends a request of the proxy's own to the upstream and waits for
+// its answer, which fromUpstream hands over instead of forwarding it.
+func (s *session) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.ownSeq++
+	id, err := jsonrpc.MakeID(fmt.Sprintf("%s%d", s.ownPrefix, s.ownSeq))
+	ch := make(chan *jsonrpc.Response, 1)
+	s.own[id] = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.own, id)
+		s.mu.Unlock()
+	}()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.upstream.Write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: b}); err != nil {
+		return nil, fmt.Errorf("send %s: %w", method, err)
+	}
+	select {
+	case resp := <-ch:
+		if resp.Error != nil {
+			return nil, fmt.Errorf("%s: %w", method, resp.Error)
+		}
+		return resp.Result, nil
+	case <-s.upstreamGone:
+		return nil, fmt.Errorf("%s: %w", method, ErrUpstreamClosed)
+	case <-ctx.Done():
+		// Tell the upstream to stop working on it; best effort.
+		cancelled, _ := json.Marshal(map[string]any{"requestId": id.Raw(), "reason": "toolfailure proxy: budget exceeded"})
+		wctx, stop := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer stop()
+		_ = s.upstream.Write(wctx, &jsonrpc.Request{Method: "notifications/cancelled", Params: cancelled})
+		return nil, fmt.Errorf("%s: %w", method, ctx.Err())
+	}
+}
+
+// deliverOwn hands the answer to one of the proxy's own requests to its
+// waiter. It reports true for every answer that carries one of the proxy's
+// IDs, also a late one whose waiter is gone: the client never asked for it.
+func (s *session) deliverOwn(resp *jsonrpc.Response) bool {
+	if !s.isOwnID(resp.ID) {
+		return false
+	}
+	s.mu.Lock()
+	ch := s.own[resp.ID]
+	s.mu.Unlock()
+	if ch != nil {
+		select {
+		case ch <- resp:
+		default:
+		}
+	}
+	return true
+}
+
+// member is one name/value pair of a JSON object, its value kept as the
+// exact bytes it arrived as.
+type member struct {
+	name  string
+	value json.RawMessage
+}
+
+// objectMembers splits a JSON object into its members, in order.
+func objectMembers(b []byte) ([]member, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, fmt.Errorf("want a JSON object, got %v", tok)
+	}
+	var out []member
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		name, ok := tok.(string)
+		if !ok {
+			return nil, fmt.Errorf("object key is %T", tok)
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("member %q: %w", name, err)
+		}
+		out = append(out, member{name, v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func lookup(members []member, name string) (json.RawMessage, bool) {
+	for _, m := range members {
+		if m.name == name {
+			return m.value, true
+		}
+	}
+	return nil, false
+}
+
+// withMetaKey returns the result object with _meta[key] set to value. The
+// members of the result and of its _meta keep their order and their bytes;
+// the key is appended to _meta, which is created when absent.
+func withMetaKey(result []member, key string, value json.RawMessage) (json.RawMessage, error) {
+	meta := []member{}
+	metaAt := -1
+	for i, m := range result {
+		if m.name == "_meta" {
+			metaAt = i
+			if string(bytes.TrimSpace(m.value)) != "null" {
+				var err error
+				if meta, err = objectMembers(m.value); err != nil {
+					return nil, fmt.Errorf("_meta: %w", err)
+				}
+			}
+		}
+	}
+	meta = append(meta, member{key, value})
+	metaJSON, err := encodeObject(meta)
+	if err != nil {
+		return nil, err
+	}
+	out := append([]member(nil), result...)
+	if metaAt >= 0 {
+		out[metaAt].value = metaJSON
+	} else {
+		out = append(out, member{"_meta", metaJSON})
+	}
+	return encodeObject(out)
+}
+
+func encodeObject(members []member) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, m := range members {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		name, err := marshalJSON(m.name)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(name)
+		buf.WriteByte(':')
+		buf.Write(m.value)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// marshalJSON encodes v without HTML escaping: the text goes to a program,
+// and agentGuidance may well contain "&".
+func marshalJSON(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}

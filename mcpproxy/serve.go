@@ -1,0 +1,715 @@
+package mcpproxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultIdleTimeout is how long an HTTP session may go without a request
+// and without an open stream before the Handler ends it. Each session holds
+// an upstream (for a command, a child process), and a client that vanishes
+// without DELETE must not keep one running forever.
+const DefaultIdleTimeout = 30 * time.Minute
+
+// maxBodyBytes bounds one POST, as the SDK bounds one stdio frame.
+const maxBodyBytes = 16 << 20
+
+// HandlerOptions configure a Handler. The zero value is ready to use.
+type HandlerOptions struct {
+	// IdleTimeout: see DefaultIdleTimeout, used when zero.
+	IdleTimeout time.Duration
+}
+
+// Handler serves MCP over streamable HTTP (protocol versions up to
+// 2025-11-25: sessions, with the Mcp-Session-Id header) and relays each
+// session to an upstream of its own.
+//
+// The SDK's StreamableHTTPHandler needs an *mcp.Server to dispatch to, and
+// a relay has none, so the server side of the transport is implemented
+// here, keeping to what a relay can know. What a JSON-RPC message relates to
+// is decided the way the specification asks: an answer goes on the stream of
+// the POST that carried its request; a progress notification goes on the
+// stream of the request that set its progressToken; anything else from the
+// upstream (sampling and elicitation requests, log messages, list_changed)
+// goes on the standalone GET stream when the client holds one open, and
+// otherwise on the most recent request stream still open, since over stdio
+// the upstream gives no sign of which call it belongs to and a server asking
+// for input mid-call is the common case. A server-to-client request with
+// nowhere to go is refused at once, so that the upstream does not wait for
+// an answer that cannot come. Streams carry no event IDs, so a broken
+// stream cannot be resumed; the client sees the call fail and may retry.
+type Handler struct {
+	p           *Proxy
+	newUpstream func() (mcp.Transport, error)
+	idle        time.Duration
+	log         *slog.Logger
+
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	sessions map[string]*httpSession
+	wg       sync.WaitGroup
+}
+
+// Handler returns an http.Handler that serves MCP over streamable HTTP.
+// newUpstream is called once per session, when a client's initialize
+// arrives; for a command, each session gets its own child process, because
+// an MCP session over stdio is the life of the process.
+func (p *Proxy) Handler(newUpstream func() (mcp.Transport, error), opts *HandlerOptions) *Handler {
+	if opts == nil {
+		opts = &HandlerOptions{}
+	}
+	h := &Handler{
+		p:           p,
+		newUpstream: newUpstream,
+		idle:        opts.IdleTimeout,
+		log:         p.cfg.Logger,
+		sessions:    map[string]*httpSession{},
+	}
+	if h.idle <= 0 {
+		h.idle = DefaultIdleTimeout
+	}
+	h.ctx, h.cancel = context.WithCancel(context.Background())
+	h.wg.Add(1)
+	go h.reap()
+	return h
+}
+
+// Close ends every session, stops their upstreams, and waits for them.
+func (h *Handler) Close() error {
+	h.cancel()
+	h.wg.Wait()
+	return nil
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if msg, ok := h.checkHost(r); !ok {
+		http.Error(w, msg, http.StatusForbidden)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.servePOST(w, r)
+	case http.MethodGet:
+		h.serveGET(w, r)
+	case http.MethodDelete:
+		h.serveDELETE(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+// checkHost refuses requests that a web page on another site could have
+// made: a foreign Origin, or, on a loopback listener, a Host that is not a
+// loopback name (DNS rebinding). The proxy has no authentication of its
+// own, so a local listener must only be reachable from local programs.
+func (h *Handler) checkHost(r *http.Request) (string, bool) {
+	host := hostname(r.Host)
+	if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		if ta, ok := la.(*net.TCPAddr); ok && ta.IP.IsLoopback() && !isLoopbackName(host) {
+			return "Forbidden: Host is not a loopback name", false
+		}
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return "", true
+	}
+	u, err := url.Parse(origin)
+	if err != nil {
+		return "Forbidden: malformed Origin", false
+	}
+	if strings.EqualFold(u.Host, r.Host) || (isLoopbackName(u.Hostname()) && isLoopbackName(host)) {
+		return "", true
+	}
+	return "Forbidden: cross-origin request", false
+}
+
+func hostname(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.Trim(hostport, "[]")
+}
+
+func isLoopbackName(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		http.Error(w, "cannot read the request body: "+err.Error(), http.StatusRequestEntityTooLarge)
+		return
+	}
+	msgs, err := decodeBody(body)
+	if err != nil {
+		writeJSONRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "malformed JSON-RPC message: "+err.Error())
+		return
+	}
+	var calls []*jsonrpc.Request
+	for _, m := range msgs {
+		if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() {
+			calls = append(calls, req)
+		}
+	}
+
+	sid := r.Header.Get("Mcp-Session-Id")
+	var sess *httpSession
+	created := false
+	if sid == "" {
+		if len(msgs) != 1 || len(calls) != 1 || calls[0].Method != "initialize" {
+			// A client on the stateless protocol (2026-07-28) starts with
+			// server/discover; this error makes it fall back to initialize.
+			id := jsonrpc.ID{}
+			if len(calls) == 1 {
+				id = calls[0].ID
+			}
+			writeJSONRPCError(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest,
+				"Bad Request: no Mcp-Session-Id header; this proxy serves sessions, which start with initialize")
+			return
+		}
+		sess, err = h.newSession()
+		if err != nil {
+			h.log.Error("toolfailure proxy: cannot start the upstream MCP server", slog.Any("error", err))
+			writeJSONRPCError(w, http.StatusBadGateway, calls[0].ID, CodeConnectionClosed, "toolfailure proxy: cannot start the upstream MCP server: "+err.Error())
+			return
+		}
+		created = true
+	} else if sess = h.lookup(sid); sess == nil {
+		http.Error(w, "session not found", http.StatusNotFound)
+		return
+	}
+	sess.touch()
+
+	if len(calls) == 0 {
+		for _, m := range msgs {
+			if !sess.push(m) {
+				http.Error(w, "session not found", http.StatusNotFound)
+				return
+			}
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+
+	st := sess.openStream(calls)
+	defer sess.closeStream(st)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache, no-transform")
+	if created {
+		w.Header().Set("Mcp-Session-Id", sess.id)
+	}
+	w.WriteHeader(http.StatusOK)
+	_ = http.NewResponseController(w).Flush()
+	for _, m := range msgs {
+		if !sess.push(m) {
+			return
+		}
+	}
+	st.serve(r.Context(), w, sess.done)
+	sess.touch()
+}
+
+func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
+	if !accepts(r, "text/event-stream") {
+		http.Error(w, "Not Acceptable: the standalone stream is text/event-stream", http.StatusNotAcceptable)
+		return
+	}
+	sess := h.lookup(r.Header.Get("Mcp-Session-Id"))
+	if sess == nil {
+		http.Error(w, "session not found", http.StatusNotFound)
+		return
+	}
+	st, ok := sess.openStandalone()
+	if !ok {
+		http.Error(w, "Conflict: the session already has a standalone stream", http.StatusConflict)
+		return
+	}
+	defer sess.closeStream(st)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache, no-transform")
+	w.WriteHeader(http.StatusOK)
+	// A comment, so that the headers leave now even through a buffering
+	// proxy; the stream may stay quiet for a long time.
+	_, _ = io.WriteString(w, ": ok\n\n")
+	_ = http.NewResponseController(w).Flush()
+	st.serve(r.Context(), w, sess.done)
+	sess.touch()
+}
+
+func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
+	sess := h.lookup(r.Header.Get("Mcp-Session-Id"))
+	if sess == nil {
+		http.Error(w, "session not found", http.StatusNotFound)
+		return
+	}
+	h.end(sess)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func accepts(r *http.Request, mediaType string) bool {
+	for _, v := range r.Header.Values("Accept") {
+		for _, part := range strings.Split(v, ",") {
+			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err == nil && (mt == mediaType || mt == "*/*" || mt == "text/*") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// decodeBody reads one JSON-RPC message or a batch (a JSON array of them).
+func decodeBody(body []byte) ([]jsonrpc.Message, error) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return nil, errors.New("empty body")
+	}
+	if body[0] != '[' {
+		m, err := jsonrpc.DecodeMessage(body)
+		if err != nil {
+			return nil, err
+		}
+		return []jsonrpc.Message{m}, nil
+	}
+	var raws []json.RawMessage
+	if err := json.Unmarshal(body, &raws); err != nil {
+		return nil, err
+	}
+	if len(raws) == 0 {
+		return nil, errors.New("empty batch")
+	}
+	out := make([]jsonrpc.Message, 0, len(raws))
+	for _, raw := range raws {
+		m, err := jsonrpc.DecodeMessage(raw)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func writeJSONRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, message string) {
+	type wireError struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	}
+	b, _ := json.Marshal(struct {
+		JSONRPC string    `json:"jsonrpc"`
+		ID      any       `json:"id"`
+		Error   wireError `json:"error"`
+	}{"2.0", id.Raw(), wireError{code, message}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+func (h *Handler) newSession() (*httpSession, error) {
+	t, err := h.newUpstream()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(h.ctx)
+	up, err := t.Connect(ctx)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	sess := &httpSession{
+		id:         rand.Text(),
+		log:        h.log,
+		incoming:   make(chan jsonrpc.Message, 16),
+		done:       make(chan struct{}),
+		cancel:     cancel,
+		calls:      map[jsonrpc.ID]*stream{},
+		progress:   map[string]jsonrpc.ID{},
+		lastActive: time.Now(),
+	}
+	h.mu.Lock()
+	h.sessions[sess.id] = sess
+	h.mu.Unlock()
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		if err := h.p.relay(ctx, sess, up); err != nil {
+			h.log.Warn("toolfailure proxy: session ended", slog.String("session", sess.id), slog.Any("error", err))
+		}
+		h.forget(sess)
+		cancel()
+	}()
+	return sess, nil
+}
+
+func (h *Handler) lookup(id string) *httpSession {
+	if id == "" {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sessions[id]
+}
+
+func (h *Handler) forget(sess *httpSession) {
+	h.mu.Lock()
+	if h.sessions[sess.id] == sess {
+		delete(h.sessions, sess.id)
+	}
+	h.mu.Unlock()
+}
+
+// end stops a session: its upstream is closed and its streams end.
+func (h *Handler) end(sess *httpSession) {
+	h.forget(sess)
+	sess.cancel()
+}
+
+// reap ends sessions that have been idle too long.
+func (h *Handler) reap() {
+	defer h.wg.Done()
+	tick := time.NewTicker(min(h.idle/4, time.Minute))
+	defer tick.Stop()
+	for {
+		select {
+		case <-h.ctx.Done():
+			return
+		case <-tick.C:
+		}
+		h.mu.Lock()
+		var idle []*httpSession
+		for _, s := range h.sessions {
+			if s.idleSince(h.idle) {
+				idle = append(idle, s)
+			}
+		}
+		h.mu.Unlock()
+		for _, s := range idle {
+			h.log.Info("toolfailure proxy: ending an idle session", slog.String("session", s.id))
+			h.end(s)
+		}
+	}
+}
+
+// httpSession is the client side of one relayed session: an mcp.Connection
+// whose reads are the messages POSTed by the client and whose writes are
+// routed to the client's open streams.
+type httpSession struct {
+	id       string
+	log      *slog.Logger
+	incoming chan jsonrpc.Message
+	done     chan struct{}
+	cancel   context.CancelFunc
+
+	mu         sync.Mutex
+	closed     bool
+	calls      map[jsonrpc.ID]*stream // client call → the stream its answer goes on
+	progress   map[string]jsonrpc.ID  // progressToken (as JSON) → client call
+	standalone *stream
+	open       []*stream // request streams, oldest first
+	lastActive time.Time
+}
+
+// stream is one open SSE response.
+type stream struct {
+	out     chan streamItem
+	gone    chan struct{}
+	pending int // answers still owed on this stream
+}
+
+type streamItem struct {
+	data []byte
+	last bool // the stream's final answer: end the response after it
+}
+
+func newStream() *stream {
+	return &stream{out: make(chan streamItem, 32), gone: make(chan struct{})}
+}
+
+func (s *httpSession) SessionID() string { return s.id }
+
+func (s *httpSession) touch() {
+	s.mu.Lock()
+	s.lastActive = time.Now()
+	s.mu.Unlock()
+}
+
+func (s *httpSession) idleSince(d time.Duration) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.standalone == nil && len(s.open) == 0 && time.Since(s.lastActive) > d
+}
+
+func (s *httpSession) push(m jsonrpc.Message) bool {
+	select {
+	case s.incoming <- m:
+		return true
+	case <-s.done:
+		return false
+	}
+}
+
+func (s *httpSession) openStream(calls []*jsonrpc.Request) *stream {
+	st := newStream()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range calls {
+		s.calls[c.ID] = st
+		st.pending++
+		if tok, ok := progressToken(c.Params); ok {
+			s.progress[tok] = c.ID
+		}
+	}
+	s.open = append(s.open, st)
+	return st
+}
+
+func (s *httpSession) openStandalone() (*stream, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.standalone != nil || s.closed {
+		return nil, false
+	}
+	s.standalone = newStream()
+	return s.standalone, true
+}
+
+// closeStream forgets a stream whose HTTP response ended. Answers still
+// owed on it have no way to the client any more and are dropped.
+func (s *httpSession) closeStream(st *stream) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	close(st.gone)
+	if s.standalone == st {
+		s.standalone = nil
+	}
+	for i, o := range s.open {
+		if o == st {
+			s.open = append(s.open[:i], s.open[i+1:]...)
+			break
+		}
+	}
+	for id, o := range s.calls {
+		if o == st {
+			delete(s.calls, id)
+		}
+	}
+}
+
+// serve writes the stream's messages as server-sent events until its last
+// answer is out, the client goes away, or the session ends (after what was
+// already queued, such as the errors owed for calls the upstream will never
+// answer).
+func (st *stream) serve(ctx context.Context, w http.ResponseWriter, sessionDone <-chan struct{}) {
+	rc := http.NewResponseController(w)
+	write := func(it streamItem) bool {
+		var b bytes.Buffer
+		b.WriteString("event: message\ndata: ")
+		b.Write(it.data)
+		b.WriteString("\n\n")
+		if _, err := w.Write(b.Bytes()); err != nil {
+			return false
+		}
+		_ = rc.Flush()
+		return !it.last
+	}
+	for {
+		select {
+		case it := <-st.out:
+			if !write(it) {
+				return
+			}
+		case <-ctx.Done():
+			return
+		case <-sessionDone:
+			for {
+				select {
+				case it := <-st.out:
+					if !write(it) {
+						return
+					}
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (s *httpSession) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case m := <-s.incoming:
+		return m, nil
+	case <-s.done:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+var errNoClientStream = errors.New("the client has no open stream to receive it on")
+
+// Write routes a message from the upstream to one of the client's streams;
+// see Handler for the rules.
+func (s *httpSession) Write(ctx context.Context, msg jsonrpc.Message) error {
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return mcp.ErrConnectionClosed
+	}
+	var st *stream
+	last := false
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		st = s.calls[m.ID]
+		delete(s.calls, m.ID)
+		for tok, id := range s.progress {
+			if id == m.ID {
+				delete(s.progress, tok)
+			}
+		}
+		if st == nil {
+			s.mu.Unlock()
+			s.log.Debug("toolfailure proxy: answer for a request whose stream is closed; dropped", slog.Any("id", m.ID.Raw()))
+			return nil
+		}
+		st.pending--
+		last = st.pending == 0
+	case *jsonrpc.Request:
+		if m.Method == "notifications/progress" {
+			if tok, ok := progressToken(m.Params); ok {
+				st = s.calls[s.progress[tok]]
+			}
+		}
+		if st == nil {
+			st = s.standalone
+		}
+		if st == nil && len(s.open) > 0 {
+			st = s.open[len(s.open)-1]
+		}
+		if st == nil {
+			s.mu.Unlock()
+			if m.IsCall() {
+				return fmt.Errorf("%s: %w", m.Method, errNoClientStream)
+			}
+			return nil // a notification nobody can receive
+		}
+	}
+	s.mu.Unlock()
+	select {
+	case st.out <- streamItem{data: data, last: last}:
+		return nil
+	case <-st.gone:
+		return errNoClientStream
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *httpSession) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		close(s.done)
+	}
+	return nil
+}
+
+// progressToken reads params._meta.progressToken (or, for a progress
+// notification, params.progressToken) as canonical JSON, so that 1 and 1.0
+// and "1" stay distinct as the specification wants.
+func progressToken(params json.RawMessage) (string, bool) {
+	var p struct {
+		ProgressToken json.RawMessage `json:"progressToken"`
+		Meta          struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return "", false
+	}
+	tok := p.ProgressToken
+	if len(tok) == 0 {
+		tok = p.Meta.ProgressToken
+	}
+	if len(tok) == 0 || string(tok) == "null" {
+		return "", false
+	}
+	var v any
+	if json.Unmarshal(tok, &v) != nil {
+		return "", false
+	}
+	b, _ := json.Marshal(v)
+	return string(b), true
+}
+
+// lineReader reads lines of at most max bytes, without the line ending
+// (\n, \r\n or \r, as event streams allow).
+type lineReader struct {
+	r      *bufio.Reader
+	max    int
+	skipLF bool // the last line ended with \r: a \n right after it belongs to it
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{r: bufio.NewReader(r), max: max}
+}
+
+func (l *lineReader) readLine() (string, error) {
+	var line []byte
+	for {
+		b, err := l.r.ReadByte()
+		if err != nil {
+			if len(line) > 0 && errors.Is(err, io.EOF) {
+				return string(line), nil
+			}
+			return "", err
+		}
+		if l.skipLF {
+			l.skipLF = false
+			if b == '\n' {
+				continue
+			}
+		}
+		switch b {
+		case '\n':
+			return string(line), nil
+		case '\r':
+			// Not peeking for a \n: on a live stream the next byte may be a
+			// long time coming, and the event must not wait for it.
+			l.skipLF = true
+			return string(line), nil
+		}
+		line = append(line, b)
+		if len(line) > l.max {
+			return "", fmt.Errorf("event stream line longer than %d bytes", l.max)
+		}
+	}
+}
