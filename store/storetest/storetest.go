@@ -765,6 +765,11 @@ func Run(t *testing.T, h Harness) {
 		})
 	})
 
+	t.Run("Rules", func(t *testing.T) {
+		t.Parallel()
+		runRules(t, h)
+	})
+
 	t.Run("Durability", func(t *testing.T) {
 		t.Parallel()
 
