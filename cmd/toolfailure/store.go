@@ -30,14 +30,14 @@ func openBackend(ctx context.Context, databaseURL string) (b backend, where stri
 		path := sqlite.DefaultPath()
 		s, err := sqlite.Open(ctx, path)
 		if err != nil {
-			return nil, "", true, fmt.Errorf("open embedded store %s: %w", path, err)
+			return nil, "", true, err // names the file and, when locked, the process holding it
 		}
 		return s, path, true, nil
 	case strings.HasPrefix(databaseURL, "sqlite:"):
 		path := strings.TrimPrefix(strings.TrimPrefix(databaseURL, "sqlite:"), "//")
 		s, err := sqlite.Open(ctx, path)
 		if err != nil {
-			return nil, "", true, fmt.Errorf("open embedded store %s: %w", path, err)
+			return nil, "", true, err // names the file and, when locked, the process holding it
 		}
 		return s, path, true, nil
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
