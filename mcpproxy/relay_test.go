@@ -192,10 +192,15 @@ func (r refusingClassifier) Classify(context.Context, *toolfailurev1.ClassifyReq
 // on; other messages are not held up behind the waiting failure.
 func TestServiceDownStillRelays(t *testing.T) {
 	t.Parallel()
+	stop := make(chan struct{})
 	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		<-r.Context().Done()
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
 	}))
 	t.Cleanup(hang.Close)
+	t.Cleanup(func() { close(stop) }) // runs first: lets the handlers return
 	const budget = 300 * time.Millisecond
 	p := newProxy(t, mcpfailure.NewClassifierClient(nil, hang.URL, "tfk_unused"), budget)
 	client, upstream, _ := relay(t, p)

@@ -332,8 +332,10 @@ func newUpstreamServer(t *testing.T) *upstreamServer {
 			StructuredContent: map[string]any{"reason_code": "explicit_production_confirmation_required", "execution": map[string]any{"status": "awaiting_confirmation"}},
 		}, nil
 	})
-	add("go_error", nil, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return nil, errors.New("401 Unauthorized: the access token expired; sign in again")
+	// A Go error from a typed handler: the SDK turns it into an isError
+	// result (a raw handler's error would be a JSON-RPC error instead).
+	mcp.AddTool(u.Server, &mcp.Tool{Name: "go_error"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, struct{}, error) {
+		return nil, struct{}{}, errors.New("401 Unauthorized: the access token expired; sign in again")
 	})
 	add("bad_params", nil, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `missing field "to"`}
@@ -393,13 +395,18 @@ func (u *upstreamServer) lastResult(tool string) []byte {
 	return u.emitted[tool]
 }
 
-// Transports the SDK-level tests run over, as "client side/upstream side".
-var transports = []string{"stdio/stdio", "stdio/http", "http/stdio", "http/http"}
+// Transports the SDK-level tests run over, as "client side/upstream side",
+// with "@version" when the client asks for an older protocol version. Over
+// stdio both SDKs speak 2026-07-28, the stateless protocol; over HTTP the
+// proxy serves sessions (2025-11-25), and so does the SDK's stateful
+// handler upstream.
+var transports = []string{"stdio/stdio", "stdio/stdio@2025-11-25", "stdio/http", "http/stdio", "http/http"}
 
 // setupSession puts the proxy between a Go SDK client and u over the named
 // transports and returns the client session.
 func setupSession(t *testing.T, p *mcpproxy.Proxy, u *upstreamServer, transport string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
+	transport, version, _ := strings.Cut(transport, "@")
 	clientSide, upstreamSide, _ := strings.Cut(transport, "/")
 	ctx := context.Background()
 
@@ -453,7 +460,7 @@ func setupSession(t *testing.T, p *mcpproxy.Proxy, u *upstreamServer, transport 
 		ct = &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "go-client", Version: "v1"}, opts)
-	cs, err := c.Connect(ctx, ct, nil)
+	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("connect through the proxy (%s): %v", transport, err)
 	}

@@ -347,3 +347,15 @@ func (c *compiled) compileOutcome(i int) []*RuleError {
 	}
 	return problems
 }
+
+// WithVersion returns the set labelled with another version: the service
+// compiles a set before storing it, and learns its version only from the
+// store.
+func (s *Set) WithVersion(version int64) *Set {
+	if s == nil {
+		return &Set{version: version}
+	}
+	c := *s
+	c.version = version
+	return &c
+}

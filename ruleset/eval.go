@@ -142,9 +142,9 @@ type Evaluation struct {
 type Explanation struct {
 	Result
 	// Evaluations lists every tenant rule in evaluation order, then the
-	// baseline. Unlike Classify, Explain evaluates every tenant rule, even
-	// those ranked below the decider, so that an author sees what each of
-	// them would do.
+	// baseline's rules (or one entry saying it was not reached). Unlike
+	// Classify, Explain evaluates every tenant rule, even those ranked below
+	// the decider, so that an author sees what each of them would do.
 	Evaluations []Evaluation
 	// Reason says why the decider won, in one sentence.
 	Reason string
@@ -182,13 +182,19 @@ func (s *Set) Explain(in *classify.Input, now time.Time) Explanation {
 		}
 		ex.Evaluations = append(ex.Evaluations, ev)
 	}
+	if res.Tenant {
+		// The baseline pack was not consulted: one line says so, rather
+		// than one per baseline rule.
+		ex.Evaluations = append(ex.Evaluations, Evaluation{RuleID: "baseline", Source: SourceBaseline, Mode: Enforce,
+			Detail: fmt.Sprintf("not reached: tenant rule %q decided", res.RuleID)})
+		ex.Reason = reason(s, res)
+		return ex
+	}
 	_, baseline := classify.Explain(in, now)
 	baseDecided := false
 	for _, br := range baseline {
 		ev := Evaluation{RuleID: br.ID, Source: SourceBaseline, Mode: Enforce, Outcome: br.Outcome}
 		switch {
-		case res.Tenant:
-			ev.Detail = fmt.Sprintf("not reached: tenant rule %q decided", res.RuleID)
 		case br.Matched && !baseDecided:
 			ev.Matched, baseDecided = true, true
 			ev.Detail = "matched: the first matching baseline rule, so it decides (" + br.Description + ")"
@@ -200,7 +206,7 @@ func (s *Set) Explain(in *classify.Input, now time.Time) Explanation {
 		}
 		ex.Evaluations = append(ex.Evaluations, ev)
 	}
-	if !res.Tenant && !baseDecided {
+	if !baseDecided {
 		ex.Evaluations = append(ex.Evaluations, Evaluation{RuleID: res.RuleID, Source: SourceBaseline, Mode: Enforce,
 			Matched: true, Outcome: res.Outcome, Detail: "nothing matched: the documented default applies"})
 	}

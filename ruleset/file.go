@@ -106,7 +106,7 @@ func ParseFile(data []byte) (*File, error) {
 	switch {
 	case list.Kind == yaml.ScalarNode && list.Tag == "!!null":
 	case list.Kind != yaml.SequenceNode:
-		invalid.add(&RuleError{Index: -1, FileLine: list.Line, FileColumn: list.Column, Msg: "rules: want a list of rules"})
+		invalid.add(&RuleError{Index: -1, FileLine: list.Line, FileColumn: list.Column, Msg: "want a list of rules"})
 		return nil, invalid
 	}
 	if len(list.Content) > MaxRules {
@@ -345,4 +345,3 @@ func quoted(v string) *yaml.Node {
 func intNode(v int64) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(v, 10)}
 }
-

@@ -19,8 +19,9 @@ import (
 // conjunct is false (or an error, for an absent field) can never evaluate to
 // true, because CEL's && is false or an error as soon as one side is false.
 
-// dim is an indexed request field. Higher values are preferred when a rule
-// offers several keys, because they usually split rules more finely.
+// dim is an indexed request field. When two of a rule's keys are shared by
+// equally many rules, the higher dim is preferred: it usually splits rules
+// more finely.
 type dim uint8
 
 const (
@@ -195,7 +196,7 @@ func literalKey(d dim, elems []ast.Expr) (indexKey, bool) {
 }
 
 func compactStrings(s []string) []string { slices.Sort(s); return slices.Compact(s) }
-func compactInts(s []int64) []int64     { slices.Sort(s); return slices.Compact(s) }
+func compactInts(s []int64) []int64      { slices.Sort(s); return slices.Compact(s) }
 
 // index holds posting lists of rule positions (in evaluation order, so every
 // list is sorted).
@@ -258,6 +259,9 @@ func buildIndex(rules []*compiled) index {
 			}
 		}
 	}
+	for _, c := range rules {
+		c.keys = nil // only the chosen key is needed from now on
+	}
 
 	idx := index{}
 	addS := func(m *map[string][]int32, keys []string, i int32) {
@@ -304,8 +308,8 @@ func buildIndex(rules []*compiled) index {
 	return idx
 }
 
-// maxLists bounds the posting lists one request can select: always, tool,
-// type, server, three codes, and the tool prefixes.
+// maxFixedLists is the number of posting lists a request selects besides
+// tool prefixes: always, tool, type, server and the three codes.
 const maxFixedLists = 7
 
 // candidates gathers the posting lists that apply to the request. The lists
@@ -328,7 +332,7 @@ func (idx *index) candidates(a *activation, c *candidates) {
 	if idx.tool != nil {
 		add(idx.tool[tool])
 	}
-	if idx.typ != nil && in.Type != "" {
+	if idx.typ != nil {
 		add(idx.typ[in.Type])
 	}
 	if idx.server != nil {

@@ -96,7 +96,8 @@ func (r *Rule) mode() Mode {
 // field's text.
 type RuleError struct {
 	// Index is the rule's position in the input, from 0; -1 for a problem
-	// with the set as a whole.
+	// with the set as a whole, or with a single rule checked on its own
+	// (then Name names it).
 	Index int
 	Name  string
 	// Field is the field's name in the rules file, e.g. "when" or
@@ -120,6 +121,8 @@ func (e *RuleError) Error() string {
 		if e.Name != "" {
 			fmt.Fprintf(&b, " %q", e.Name)
 		}
+	} else if e.Name != "" {
+		fmt.Fprintf(&b, "rule %q", e.Name) // a single rule, as in CreateRule
 	} else {
 		b.WriteString("rules")
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/omcp/toolfailure/apikey"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
 	"github.com/omcp/toolfailure/store"
+	"github.com/omcp/toolfailure/telemetry"
 )
 
 // Principal is who a call acts for: a tenant, through one of its keys.
@@ -129,6 +130,7 @@ func authInterceptor(a *authenticator) connect.ServerInterceptor {
 			if !slices.Contains(p.Scopes, scope) {
 				return connect.NewError(connect.CodePermissionDenied, "this API key lacks the "+scope+" scope")
 			}
+			telemetry.SetPrincipal(ctx, p.TenantID, p.TenantName, p.KeyID)
 			return next(context.WithValue(ctx, principalKey{}, p), spec, stream)
 		}
 	}

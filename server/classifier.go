@@ -18,6 +18,7 @@ import (
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/redact"
 	"github.com/omcp/toolfailure/store"
+	"github.com/omcp/toolfailure/telemetry"
 )
 
 type classifierService struct {
@@ -37,11 +38,15 @@ type classifyInput interface {
 	GetOccurredAt() *timestamppb.Timestamp
 }
 
-func (s *classifierService) Classify(ctx context.Context, req *v1.ClassifyRequest) (*v1.ClassifyResponse, error) {
+func (s *classifierService) Classify(ctx context.Context, req *v1.ClassifyRequest) (res *v1.ClassifyResponse, err error) {
 	p, ok := PrincipalFrom(ctx)
 	if !ok {
 		return nil, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
 	}
+	// The Classify span joins the caller's trace (the body's traceparent,
+	// else the headers'); the store's queries nest under it.
+	ctx, span := s.cfg.Telemetry.StartClassify(ctx, req.GetTool(), req.GetTraceparent())
+	defer func() { span.Failed(ctx, err) }()
 	in, err := s.toInput(req)
 	if err != nil {
 		return nil, err
@@ -57,11 +62,23 @@ func (s *classifierService) Classify(ctx context.Context, req *v1.ClassifyReques
 	if err != nil {
 		return nil, err
 	}
-	stored, _, err := s.cfg.Store.InsertFailure(ctx, rec)
+	if rec.TraceID == "" {
+		// No trace context from the caller: link the record to the trace
+		// this service started, when it is sampled.
+		rec.TraceID, rec.SpanID = span.TraceIDs()
+	}
+	stored, created, err := s.cfg.Store.InsertFailure(ctx, rec)
 	if err != nil {
 		s.cfg.Logger.ErrorContext(ctx, "store failure record", "tenant", p.TenantID, "error", err)
 		return nil, connect.NewError(connect.CodeUnavailable, "the failure could not be stored; retry shortly").WithCause(err)
 	}
+	span.Recorded(ctx, telemetry.Classification{
+		TenantID: p.TenantID, TenantName: p.TenantName,
+		CorrelationID: correlation.ID(stored.ID).String(),
+		Tool:          stored.Tool, Server: stored.Server,
+		Class: stored.Class, Code: stored.Code, Retryable: stored.Retryable,
+		RuleID: stored.RuleID, Replay: !created,
+	})
 	// On an idempotent replay the stored record, not this evaluation, is
 	// the answer: the caller must see the ID and outcome it saw before.
 	return classifyResponse(stored)

@@ -13,6 +13,7 @@ import (
 	"github.com/omcp/toolfailure/correlation"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/store"
+	"github.com/omcp/toolfailure/telemetry"
 )
 
 type failureService struct {
@@ -48,7 +49,7 @@ func (s *failureService) GetFailure(ctx context.Context, req *v1.GetFailureReque
 		s.cfg.Logger.ErrorContext(ctx, "get failure", "tenant", p.TenantID, "error", err)
 		return nil, connect.NewError(connect.CodeUnavailable, "lookup failed; retry shortly").WithCause(err)
 	}
-	pf, err := failureProto(f)
+	pf, err := failureProto(f, s.cfg.TraceURL)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +100,7 @@ func (s *failureService) ListFailures(ctx context.Context, req *v1.ListFailuresR
 		res.NextPageToken = encodePageToken(rows[len(rows)-1].ID)
 	}
 	for _, f := range rows {
-		pf, err := failureProto(f)
+		pf, err := failureProto(f, s.cfg.TraceURL)
 		if err != nil {
 			return nil, err
 		}
@@ -122,7 +123,7 @@ func decodePageToken(tok string) ([16]byte, error) {
 	return id, nil
 }
 
-func failureProto(f store.Failure) (*v1.Failure, error) {
+func failureProto(f store.Failure, traceURL *telemetry.TraceURLTemplate) (*v1.Failure, error) {
 	pf := &v1.Failure{
 		CorrelationId: correlation.ID(f.ID).String(),
 		Tool:          f.Tool,
@@ -135,6 +136,7 @@ func failureProto(f store.Failure) (*v1.Failure, error) {
 		RuleVersion:   f.RuleVersion,
 		TraceId:       f.TraceID,
 		SpanId:        f.SpanID,
+		TraceUrl:      traceURL.Expand(f.TraceID, f.SpanID),
 		CreatedAt:     timestamppb.New(f.CreatedAt),
 		OccurredAt:    timestamppb.New(f.OccurredAt),
 	}

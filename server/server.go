@@ -19,6 +19,7 @@ import (
 
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
 	"github.com/omcp/toolfailure/store"
+	"github.com/omcp/toolfailure/telemetry"
 )
 
 // Store is what the handlers need of a storage backend. Both store/postgres
@@ -63,6 +64,12 @@ type Config struct {
 	// Now is the clock; nil means time.Now. Tests set it to pin time.
 	Now    func() time.Time
 	Limits Limits
+	// Telemetry traces and measures every RPC and Classify call; nil
+	// records nothing.
+	Telemetry *telemetry.Instruments
+	// TraceURL builds Failure.traceUrl from the stored trace ID; nil leaves
+	// it empty.
+	TraceURL *telemetry.TraceURLTemplate
 }
 
 // New returns the service's HTTP handler: every RPC on Connect, gRPC and
@@ -85,6 +92,8 @@ func New(cfg Config) (http.Handler, error) {
 
 	auth := newAuthenticator(cfg.Store, cfg.Now, cfg.Logger)
 	rpc := connect.NewServer(
+		// First, so that refused calls and recovered panics are traced too.
+		cfg.Telemetry.Interceptor(),
 		recoverInterceptor(cfg.Logger),
 		authInterceptor(auth),
 		validateInterceptor(validator),

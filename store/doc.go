@@ -27,5 +27,14 @@
 // makes newest-first keyset paging (ListQuery.After) cheap without an OFFSET. JSON documents are
 // kept by value, not byte for byte: PostgreSQL's jsonb may reorder keys and drop whitespace.
 //
+// # Rules
+//
+// Each tenant's classification rules are kept as a set with a version: every change that alters the
+// set (ReplaceRules, CreateRule, UpdateRule, DeleteRule) makes the next version, and failure records
+// keep the version that classified them. The store does not interpret a rule; it keeps its
+// definition as JSON compared by value, so a replace that changes nothing keeps the version, and
+// unchanged rules keep theirs. Backends shared by several processes also implement RuleWatcher, which
+// tells every replica of a change as it commits.
+//
 // Schemas live in the migrations package, one directory per backend; Store.Migrate applies them.
 package store

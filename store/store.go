@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -20,6 +21,17 @@ var ErrNotFound = errors.New("not found")
 // could not have known about, such as an API key whose hash or ID is already taken, or a failure ID
 // that is already stored. Idempotent replays of InsertFailure are not conflicts.
 var ErrConflict = errors.New("conflict")
+
+// ErrInvalid is returned (wrapped) by InsertFailure for a record that breaks the contract of
+// Failure (see CheckFailure). Such a record can never be stored, so retrying it, or keeping it in a
+// journal to replay later, is pointless.
+var ErrInvalid = errors.New("invalid record")
+
+// ErrUnavailable is returned (wrapped) when the backend cannot be reached or did not answer in time:
+// the connection was refused or broke, the server is shutting down or out of connections. Unlike
+// every other error it says nothing about the request, which may well succeed later. A journal (see
+// package journal) takes it as the signal to keep the record locally instead.
+var ErrUnavailable = errors.New("store unavailable")
 
 // DefaultListLimit is the page size that ListFailures uses when ListQuery.Limit is zero or less.
 const DefaultListLimit = 100
@@ -76,7 +88,12 @@ type Failure struct {
 	RetryNotBefore time.Time // zero = none; only when Retryable
 	AgentGuidance  string
 	RuleID         string // the rule that decided, "" = the documented default
-	RuleVersion    int64
+	RuleVersion    int64  // the tenant's rule-set version that classified the failure
+	// Shadow holds the would-be outcomes of the tenant's shadow-mode rules that matched and rank
+	// above the rule that decided: a JSON array of objects such as {"ruleId": "…", "class": "…",
+	// "code": "…"}; nil when none did. Rule authors compare it with what was applied before they
+	// switch a rule to enforce.
+	Shadow json.RawMessage
 
 	// Error is the raw error as received, already redacted: a JSON object. Backends keep it by
 	// value, not byte for byte (key order and whitespace may change).
@@ -304,10 +321,105 @@ type Store interface {
 	// TenantID of each rule is ignored; names must be unique (ErrConflict otherwise).
 	ReplaceRules(ctx context.Context, tenantID int64, rules []Rule, expectedVersion *int64) (version int64, changes []RuleChange, err error)
 
+	// SetRetention sets how many days the tenant's failure records are kept; 0 keeps them forever
+	// (the default). ErrNotFound when the tenant does not exist. Records are removed by
+	// PurgeExpired, not by this call.
+	SetRetention(ctx context.Context, tenantID int64, days int) error
+
+	// Retention returns the tenant's retention in days, 0 for forever. ErrNotFound when the tenant
+	// does not exist.
+	Retention(ctx context.Context, tenantID int64) (days int, err error)
+
+	// PurgeExpired removes every record that is older than its tenant's retention at now, where a
+	// record's age is the time in its ID (a UUIDv7, minted when the record was made). It deletes in
+	// batches of at most batch rows (DefaultPurgeBatch when zero or less), each committed on its own,
+	// so that writers are never held up for long, and returns how many records it removed. It stops
+	// between batches when ctx ends.
+	PurgeExpired(ctx context.Context, now time.Time, batch int) (removed int64, err error)
+
 	// Ping reports whether the backend answers; /healthz and gRPC health use it.
 	Ping(ctx context.Context) error
 
 	// Close releases the store's connections (and, for the embedded store, its file lock). It is
 	// safe to call more than once.
 	Close() error
+}
+
+// DefaultPurgeBatch is the batch size of PurgeExpired when none is given: small enough that one
+// batch holds its locks for milliseconds, large enough that a day's records of a busy tenant are
+// removed in seconds.
+const DefaultPurgeBatch = 5000
+
+// MaxRetentionDays caps SetRetention, so that the cut-off time stays representable everywhere.
+const MaxRetentionDays = 100 * 366
+
+// ExpiryBound returns the smallest UUIDv7 of the millisecond at cutoff: every record whose ID is
+// below it was made before cutoff. Backends delete by this bound because the failures table's key
+// is (tenant_id, id), so the oldest records of a tenant are one contiguous range of the primary
+// key, and no index on created_at is needed.
+func ExpiryBound(cutoff time.Time) [16]byte {
+	var b [16]byte
+	ms := cutoff.UnixMilli()
+	if ms < 0 {
+		return b
+	}
+	for i := 5; i >= 0; i-- {
+		b[i] = byte(ms)
+		ms >>= 8
+	}
+	return b
+}
+
+// CheckFailure reports whether f, as canonicalised for storage (trace and span IDs lowercase),
+// keeps the rules that every backend's schema enforces, as an error wrapping ErrInvalid that names
+// the first broken rule. Backends check records with it before they batch them, so that one bad
+// record is refused on its own instead of failing the transaction that it would share with others.
+// The schema still enforces the same rules; this is the fast path, not the guard.
+func CheckFailure(f Failure) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
+	}
+	switch {
+	case f.Tool == "":
+		return bad("tool is empty")
+	case f.Code == "":
+		return bad("code is empty")
+	case f.Class != ClassCapability && f.Class != ClassReliability && f.Class != ClassGovernance:
+		return bad("class %q is not capability, reliability or governance", f.Class)
+	case f.Retryable && f.Class != ClassReliability:
+		return bad("retryable is only for class reliability")
+	case !f.RetryNotBefore.IsZero() && !f.Retryable:
+		return bad("retryNotBefore without retryable")
+	case !isJSONObject(f.Error):
+		return bad("error is not a JSON object")
+	case f.ToolAnnotations != nil && !isJSONObject(f.ToolAnnotations):
+		return bad("toolAnnotations is not a JSON object")
+	case f.Shadow != nil && !isJSON(f.Shadow, '['):
+		return bad("shadow is not a JSON array")
+	case f.TraceID != "" && !isLowerHex(f.TraceID, 32):
+		return bad("trace ID %q is not 32 lowercase hex digits", f.TraceID)
+	case f.SpanID != "" && !isLowerHex(f.SpanID, 16):
+		return bad("span ID %q is not 16 lowercase hex digits", f.SpanID)
+	}
+	return nil
+}
+
+func isJSONObject(j []byte) bool { return isJSON(j, '{') }
+
+// isJSON reports whether j is valid JSON whose value starts with open ('{' or '[').
+func isJSON(j []byte, open byte) bool {
+	t := bytes.TrimLeft(j, " \t\r\n")
+	return len(t) > 0 && t[0] == open && json.Valid(t)
+}
+
+func isLowerHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -40,11 +40,15 @@ func MetricCode(code string) string {
 }
 
 // ClassifySpan is the span of one Classify call. Start it with
-// StartClassify, finish it with exactly one of Recorded or Failed.
+// StartClassify and finish it with Recorded or Failed. Only the first of
+// them counts, so a handler can defer Failed for every error path and still
+// call Recorded on success. It is not safe for concurrent use; one call
+// handles it.
 type ClassifySpan struct {
 	i     *Instruments
 	span  trace.Span
 	start time.Time
+	ended bool
 }
 
 // StartClassify starts the span under which a Classify call does its work,
@@ -124,9 +128,10 @@ type Classification struct {
 // contrast, stays OK, because the service did its job; dashboards of the
 // service's own health read that span and rpc.server.* metrics.
 func (s *ClassifySpan) Recorded(ctx context.Context, c Classification) {
-	if s == nil {
+	if s == nil || s.ended {
 		return
 	}
+	s.ended = true
 	attrs := []attribute.KeyValue{
 		AttrCorrelationID.String(c.CorrelationID),
 		AttrClass.String(c.Class),
@@ -166,9 +171,10 @@ func (s *ClassifySpan) Recorded(ctx context.Context, c Classification) {
 // request, store unavailable). error.type is then the Connect code, which is
 // what the caller saw.
 func (s *ClassifySpan) Failed(ctx context.Context, err error) {
-	if s == nil {
+	if s == nil || s.ended || err == nil {
 		return
 	}
+	s.ended = true
 	code := connect.CodeOf(err).String()
 	s.span.SetAttributes(AttrErrorType.String(code))
 	var ce *connect.Error

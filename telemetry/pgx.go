@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -16,8 +17,9 @@ import (
 )
 
 // PgxTracer traces pgx queries, batches and connection set-up as CLIENT
-// spans under the caller's span, and records db.client.operation.duration
-// and batch sizes, following the database semantic conventions
+// spans under the caller's span (or linked to the callers of a group commit,
+// see WithStoreBatch), and records db.client.operation.duration and batch
+// sizes, following the database semantic conventions
 // (db.system.name "postgresql", db.query.text, db.operation.name,
 // db.namespace, server.address, db.response.status_code).
 //
@@ -77,6 +79,42 @@ func (t *PgxTracer) TraceConnectEnd(ctx context.Context, data pgx.TraceConnectEn
 	}
 }
 
+// storeBatch is a group commit in progress; see WithStoreBatch.
+type storeBatch struct {
+	links    []trace.Link
+	size     int
+	recorded atomic.Bool
+}
+
+type storeBatchKey struct{}
+
+// maxBatchLinks bounds the links of one statement; the SDK's default span
+// limit is 128 links, and a batch larger than that is still counted whole.
+const maxBatchLinks = 128
+
+// WithStoreBatch marks ctx as the context of one group-commit write that
+// serves the callers whose contexts are given. A group commit runs on its
+// own goroutine with its own context, so its statements cannot be children
+// of the callers' spans: the statements traced with this context instead
+// carry a link to each caller's span (the OpenTelemetry way to show one
+// operation serving many), and the batch's size is recorded once in
+// toolfailure.store.batch.size.
+//
+//	ctx = telemetry.WithStoreBatch(ctx, callerContexts)
+//	pool.QueryRow(ctx, insertBatch, …)
+func WithStoreBatch(ctx context.Context, callers []context.Context) context.Context {
+	sb := &storeBatch{size: len(callers)}
+	for _, c := range callers {
+		if len(sb.links) == maxBatchLinks {
+			break
+		}
+		if sc := trace.SpanContextFromContext(c); sc.IsValid() {
+			sb.links = append(sb.links, trace.Link{SpanContext: sc})
+		}
+	}
+	return context.WithValue(ctx, storeBatchKey{}, sb)
+}
+
 // TraceQueryStart implements pgx.QueryTracer.
 func (t *PgxTracer) TraceQueryStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
 	if t.off() {
@@ -86,7 +124,15 @@ func (t *PgxTracer) TraceQueryStart(ctx context.Context, conn *pgx.Conn, data pg
 	base := connAttributes(conn)
 	attrs := append(base[:len(base):len(base)], attribute.String("db.operation.name", op))
 	spanAttrs := append(attrs[:len(attrs):len(attrs)], attribute.String("db.query.text", data.SQL))
-	ctx, _ = t.i.tracer.Start(ctx, op, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(spanAttrs...))
+	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
+	if sb, ok := ctx.Value(storeBatchKey{}).(*storeBatch); ok {
+		opts = append(opts, trace.WithLinks(sb.links...))
+		spanAttrs = append(spanAttrs, attribute.Int("toolfailure.store.batch.rows", sb.size))
+		if sb.recorded.CompareAndSwap(false, true) {
+			t.i.batchSize.Record(ctx, int64(sb.size), metric.WithAttributeSet(attribute.NewSet(base...)))
+		}
+	}
+	ctx, _ = t.i.tracer.Start(ctx, op, append(opts, trace.WithAttributes(spanAttrs...))...)
 	return context.WithValue(ctx, pgxStartKey{}, &pgxCall{start: time.Now(), attrs: attrs})
 }
 

@@ -16,6 +16,9 @@ import (
 	"github.com/omcp/toolfailure/apikey"
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"
+	"github.com/omcp/toolfailure/store/postgres"
+	"github.com/omcp/toolfailure/telemetry"
+	"github.com/omcp/toolfailure/ui"
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -23,12 +26,46 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	listen := fs.String("listen", envOr("TOOLFAILURE_LISTEN", "127.0.0.1:8080"), "address to listen on")
 	dbURL := fs.String("database-url", os.Getenv("DATABASE_URL"), "postgres://… for PostgreSQL; empty for the embedded store (env DATABASE_URL)")
 	shutdownGrace := fs.Duration("shutdown-grace", 20*time.Second, "how long SIGTERM waits for in-flight calls")
+	traceURLFlag := fs.String("trace-url", os.Getenv("TOOLFAILURE_TRACE_URL"), "trace viewer link with {trace_id} (and optionally {span_id}), e.g. https://jaeger.example.com/trace/{trace_id} (env TOOLFAILURE_TRACE_URL)")
 	if ok, code := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	traceURL, err := telemetry.ParseTraceURLTemplate(*traceURLFlag)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolfailure serve: --trace-url:", err)
+		return 2
+	}
+	uiSecret := []byte(os.Getenv("TOOLFAILURE_UI_SECRET"))
+	if n := len(uiSecret); n > 0 && n < 32 {
+		fmt.Fprintf(stderr, "toolfailure serve: TOOLFAILURE_UI_SECRET is %d bytes; use at least 32 random bytes\n", n)
+		return 2
+	}
 
-	b, where, embedded, err := openBackend(ctx, *dbURL)
+	// Telemetry is off unless OTEL_TRACES_EXPORTER / OTEL_METRICS_EXPORTER
+	// ask for it; the W3C propagator is installed either way.
+	sdk, err := telemetry.Setup(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolfailure serve:", err)
+		return 1
+	}
+	defer func() {
+		// Flush what is buffered, but never let a dead collector hold up
+		// the exit for long.
+		flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := sdk.Shutdown(flushCtx); err != nil {
+			log.Warn("telemetry shutdown", "error", err)
+		}
+	}()
+	fmt.Fprintln(stderr, "toolfailure: telemetry:", sdk.Description)
+	inst, err := telemetry.New(sdk.Config())
+	if err != nil {
+		fmt.Fprintln(stderr, "toolfailure serve:", err)
+		return 1
+	}
+
+	b, where, embedded, err := openBackend(ctx, *dbURL, postgres.WithTracer(inst.PgxTracer()))
 	if err != nil {
 		fmt.Fprintln(stderr, "toolfailure serve:", err)
 		return 1
@@ -48,11 +85,26 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "toolfailure: using PostgreSQL at %s\n", where)
 	}
 
-	handler, err := server.New(server.Config{Store: b, Logger: log})
+	api, err := server.New(server.Config{Store: b, Logger: log, Telemetry: inst, TraceURL: traceURL})
 	if err != nil {
 		fmt.Fprintln(stderr, "toolfailure serve:", err)
 		return 1
 	}
+	uiCfg := ui.Config{Store: b, SessionSecret: uiSecret, TraceURL: traceURL, Logger: log}
+	if rg, ok := b.(ui.RuleGetter); ok {
+		uiCfg.Rules = ui.StoreRules(rg)
+	}
+	supportUI, err := ui.New(uiCfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolfailure serve:", err)
+		return 1
+	}
+	if len(uiSecret) == 0 {
+		fmt.Fprintln(stderr, "toolfailure: support UI sessions use a per-process secret; set TOOLFAILURE_UI_SECRET (32+ random bytes, the same on every replica) to keep sign-ins across restarts and replicas")
+	}
+	handler := http.NewServeMux()
+	handler.Handle("/", api)
+	handler.Handle("/ui/", supportUI)
 	protocols := new(http.Protocols)
 	protocols.SetHTTP1(true)
 	protocols.SetUnencryptedHTTP2(true) // h2c, for gRPC clients without TLS
@@ -72,6 +124,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 1
 	}
 	fmt.Fprintf(stderr, "toolfailure: serving Connect, gRPC and gRPC-Web on http://%s\n", ln.Addr())
+	fmt.Fprintf(stderr, "toolfailure: support UI on http://%s/ui/\n", ln.Addr())
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -24,7 +24,7 @@ type backend interface {
 // openBackend opens PostgreSQL for a postgres:// URL and the embedded store
 // otherwise: for an empty URL at its default path, or at the path of a
 // "sqlite:PATH" URL. embedded reports which one it chose.
-func openBackend(ctx context.Context, databaseURL string) (b backend, where string, embedded bool, err error) {
+func openBackend(ctx context.Context, databaseURL string, opts ...postgres.Option) (b backend, where string, embedded bool, err error) {
 	switch {
 	case databaseURL == "":
 		path := sqlite.DefaultPath()
@@ -41,7 +41,7 @@ func openBackend(ctx context.Context, databaseURL string) (b backend, where stri
 		}
 		return s, path, true, nil
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
-		s, err := postgres.Open(ctx, databaseURL)
+		s, err := postgres.Open(ctx, databaseURL, opts...)
 		if err != nil {
 			return nil, "", false, fmt.Errorf("open PostgreSQL: %w", err)
 		}

@@ -28,7 +28,14 @@ CREATE TABLE rules (
     PRIMARY KEY (tenant_id, name)
 );
 
+-- The would-be outcomes of shadow-mode rules that matched a failure and rank above the rule that
+-- decided it (a JSON array), so that a rule author can compare them with what was applied before
+-- enforcing the rule. NULL when there were none, which is nearly always.
+ALTER TABLE failures ADD COLUMN shadow jsonb CHECK (jsonb_typeof(shadow) = 'array');
+
 -- +goose Down
+
+ALTER TABLE failures DROP COLUMN shadow;
 
 DROP TABLE rules;
 DROP TABLE rule_sets;

@@ -21,7 +21,15 @@ CREATE TABLE rules (
     PRIMARY KEY (tenant_id, name)
 ) STRICT;
 
+-- The would-be outcomes of shadow-mode rules that matched a failure and rank above the rule that
+-- decided it (a JSON array), so that a rule author can compare them with what was applied before
+-- enforcing the rule. NULL when there were none, which is nearly always.
+ALTER TABLE failures ADD COLUMN shadow TEXT CHECK (shadow IS NULL
+    OR CASE WHEN json_valid(shadow) THEN json_type(shadow) = 'array' ELSE 0 END);
+
 -- +goose Down
+
+ALTER TABLE failures DROP COLUMN shadow;
 
 DROP TABLE rules;
 DROP TABLE rule_sets;

@@ -38,4 +38,17 @@
 // of them writes and the others read that row. Writes are committed one by one for now; batching
 // concurrent inserts into one commit (group commit) is planned and would live behind InsertFailure
 // without changing its contract.
+//
+// # Rules
+//
+// A tenant's rules change rarely and are read on every classification, so replicas cache them
+// compiled and must hear of every change. Each change runs in one transaction that first locks the
+// tenant's rule_sets row (SELECT … FOR UPDATE): writers of one tenant take turns, versions are
+// handed out without gaps, and ReplaceRules' expected-version check cannot race. The same
+// transaction queues a NOTIFY on the channel toolfailure_rules with "schema tenant version";
+// PostgreSQL delivers it at COMMIT, so a listener never hears of a change it cannot read yet.
+// WatchRules LISTENs on a connection of its own, outside the pool, pings it every ten seconds, and
+// reconnects with backoff when it breaks, reporting the gap (store.RuleWatchLost) so that caches
+// check versions until notifications flow again (store.RuleWatchStarted). The schema in the payload
+// keeps deployments that share a database (or parallel tests) from waking each other.
 package postgres

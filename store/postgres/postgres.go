@@ -5,10 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -34,14 +37,32 @@ const defaultConnectTimeout = 10 * time.Second
 // Store is the PostgreSQL implementation of store.Store. It is safe for concurrent use.
 type Store struct {
 	pool      *pgxpool.Pool
+	writer    *batcher
 	closeOnce sync.Once
 }
 
 var _ store.Store = (*Store)(nil)
 
+// Option configures Open.
+type Option func(*pgxpool.Config)
+
+// WithTracer traces every statement of the store's connections, for example with
+// telemetry.Instruments.PgxTracer; nil traces nothing.
+func WithTracer(t pgx.QueryTracer) Option {
+	return func(c *pgxpool.Config) {
+		if t != nil {
+			c.ConnConfig.Tracer = t
+		}
+	}
+}
+
 // Open connects to the database at databaseURL and checks that it answers. It does not migrate;
 // call Migrate. See the package documentation for the settings the URL can carry.
-func Open(ctx context.Context, databaseURL string) (*Store, error) {
+func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, error) {
+	databaseURL, batching, err := takeBatchSettings(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres store: %w", err)
+	}
 	cfg, err := pgxpool.ParseConfig(databaseURL)
 	if err != nil {
 		// pgx redacts the password in its parse errors; the URL itself is never repeated here.
@@ -57,6 +78,9 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 		// Shows up in pg_stat_activity, which is where an operator looks first.
 		cfg.ConnConfig.RuntimeParams["application_name"] = "toolfailure"
 	}
+	for _, o := range opts {
+		o(cfg)
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres store: %w", err)
@@ -67,7 +91,7 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres store: connect to %s: %w", describe(cfg), err)
 	}
-	return &Store{pool: pool}, nil
+	return &Store{pool: pool, writer: newBatcher(pool, batching)}, nil
 }
 
 // describe names the database for error messages without the password.
@@ -220,44 +244,31 @@ func (s *Store) CountAPIKeys(ctx context.Context) (int, error) {
 
 const failureColumns = `tenant_id, id, tool, server, class, code, retryable, retry_not_before,
 	agent_guidance, rule_id, rule_version, error, tool_annotations, trace_id, span_id,
-	idempotency_key, created_at, occurred_at`
+	idempotency_key, created_at, occurred_at, shadow`
 
 // insertFailure names the partial unique index's columns and predicate, which is how PostgreSQL
 // infers that index as the arbiter; a clash on anything else (the primary key) is still an error.
 const insertFailure = `INSERT INTO failures (` + failureColumns + `)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
 	ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
 	RETURNING ` + failureColumns
 
 // InsertFailure writes f and returns once the write is committed.
 //
-// Group commit will slot in here: concurrent calls would hand their rows to one writer that sends
-// them as one batch in one transaction and wakes every caller after its COMMIT, trading a little
-// latency for far fewer fsyncs under load. Until then each call commits on its own.
+// Concurrent calls share a commit (see batcher): f is checked here, on the caller's goroutine, so
+// that a record that breaks the contract is refused alone and never reaches a batch.
 func (s *Store) InsertFailure(ctx context.Context, f store.Failure) (store.Failure, bool, error) {
 	f = canonical.Failure(f)
-	id := canonical.ID(f.ID)
-	stored, err := scanFailure(s.pool.QueryRow(ctx, insertFailure,
-		f.TenantID, f.ID, f.Tool, f.Server, f.Class, f.Code, f.Retryable, nullTime(f.RetryNotBefore),
-		f.AgentGuidance, f.RuleID, f.RuleVersion, nullJSON(f.Error), nullJSON(f.ToolAnnotations),
-		nullString(f.TraceID), nullString(f.SpanID), nullString(f.IdempotencyKey),
-		f.CreatedAt, f.OccurredAt))
-	if err == nil {
-		return stored, true, nil
+	if err := store.CheckFailure(f); err != nil {
+		return store.Failure{}, false, fmt.Errorf("store failure %s: %w", canonical.ID(f.ID), err)
 	}
-	if !errors.Is(err, pgx.ErrNoRows) || f.IdempotencyKey == "" {
-		return store.Failure{}, false, fmt.Errorf("store failure %s: %w", id, mapError(err))
+	stored, created, err := s.writer.insert(ctx, f)
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+		// The caller's deadline passed while the database had not answered: from the caller's
+		// side, that is the database being unavailable.
+		err = fmt.Errorf("store failure %s: %w: %w", canonical.ID(f.ID), store.ErrUnavailable, err)
 	}
-	// No row: the idempotency key is taken. DO NOTHING waited for the holder's transaction to
-	// commit, so this new statement sees the record that won.
-	stored, err = scanFailure(s.pool.QueryRow(ctx,
-		`SELECT `+failureColumns+` FROM failures WHERE tenant_id = $1 AND idempotency_key = $2`,
-		f.TenantID, f.IdempotencyKey))
-	if err != nil {
-		return store.Failure{}, false, fmt.Errorf("store failure %s: read record of idempotency key %q: %w",
-			id, f.IdempotencyKey, mapError(err))
-	}
-	return stored, false, nil
+	return stored, created, err
 }
 
 // GetFailure reads one record; the tenant is part of the key, so another tenant's ID is simply
@@ -326,11 +337,12 @@ func scanFailure(row pgx.Row) (store.Failure, error) {
 		f                      store.Failure
 		retryNotBefore         *time.Time
 		errorJSON, annotations []byte
+		shadow                 []byte
 		traceID, spanID, idemp *string
 	)
 	err := row.Scan(&f.TenantID, &f.ID, &f.Tool, &f.Server, &f.Class, &f.Code, &f.Retryable,
 		&retryNotBefore, &f.AgentGuidance, &f.RuleID, &f.RuleVersion, &errorJSON, &annotations,
-		&traceID, &spanID, &idemp, &f.CreatedAt, &f.OccurredAt)
+		&traceID, &spanID, &idemp, &f.CreatedAt, &f.OccurredAt, &shadow)
 	if err != nil {
 		return store.Failure{}, err
 	}
@@ -340,6 +352,9 @@ func scanFailure(row pgx.Row) (store.Failure, error) {
 	f.Error = errorJSON
 	if annotations != nil {
 		f.ToolAnnotations = annotations
+	}
+	if shadow != nil {
+		f.Shadow = shadow
 	}
 	f.TraceID = deref(traceID)
 	f.SpanID = deref(spanID)
@@ -358,14 +373,42 @@ func mapError(err error) error {
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
-		switch pgErr.Code {
-		case "23505": // unique_violation
+		switch {
+		case pgErr.Code == "23505": // unique_violation
 			return fmt.Errorf("%w: %w", store.ErrConflict, err)
-		case "23503": // foreign_key_violation
+		case pgErr.Code == "23503": // foreign_key_violation
 			return fmt.Errorf("tenant: %w: %w", store.ErrNotFound, err)
+		case unavailableClass(pgErr.Code):
+			return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
 		}
+		return err
+	}
+	if errors.Is(err, store.ErrUnavailable) || errors.Is(err, errClosed) {
+		return err
+	}
+	var connectErr *pgconn.ConnectError
+	if errors.As(err, &connectErr) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) ||
+		errors.Is(err, context.DeadlineExceeded) || isNetError(err) {
+		return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
 	}
 	return err
+}
+
+// unavailableClass reports whether a SQLSTATE says that the server, not the request, is the
+// problem: connection exceptions (08), insufficient resources (53), operator intervention such as
+// a shutdown in progress (57P01–57P05), and system errors (58).
+func unavailableClass(code string) bool {
+	return strings.HasPrefix(code, "08") || strings.HasPrefix(code, "53") ||
+		strings.HasPrefix(code, "57P") || strings.HasPrefix(code, "58")
+}
+
+// isNetError reports a broken or refused connection below pgx: the server went away mid-query.
+func isNetError(err error) bool {
+	var netErr net.Error
+	var opErr *net.OpError
+	return errors.As(err, &netErr) || errors.As(err, &opErr) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE)
 }
 
 // The columns that are NULL when absent (so that partial indexes skip them) take these.
@@ -403,13 +446,18 @@ func deref(s *string) string {
 // Ping checks that PostgreSQL answers, for health checks.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.pool.Ping(ctx); err != nil {
-		return fmt.Errorf("ping postgres: %w", err)
+		return fmt.Errorf("ping postgres: %w", mapError(err))
 	}
 	return nil
 }
 
-// Close closes the pool, waiting for connections in use to be returned.
+// Close writes every record already queued for a group commit, then closes the pool, waiting for
+// connections in use to be returned. Records are never dropped by a shutdown: a caller that was
+// queued is answered after its commit, as always.
 func (s *Store) Close() error {
-	s.closeOnce.Do(s.pool.Close)
+	s.closeOnce.Do(func() {
+		s.writer.close()
+		s.pool.Close()
+	})
 	return nil
 }

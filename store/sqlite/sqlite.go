@@ -299,12 +299,12 @@ func (s *Store) CountAPIKeys(ctx context.Context) (int, error) {
 
 const failureColumns = `tenant_id, id, tool, server, class, code, retryable, retry_not_before,
 	agent_guidance, rule_id, rule_version, error, tool_annotations, trace_id, span_id,
-	idempotency_key, created_at, occurred_at`
+	idempotency_key, created_at, occurred_at, shadow`
 
 // The conflict target repeats the partial index's predicate, which SQLite requires to use a
 // partial unique index as the arbiter.
 const insertFailure = `INSERT INTO failures (` + failureColumns + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`
 
 // InsertFailure writes f in one transaction on the writer connection. An idempotency replay is
@@ -322,7 +322,7 @@ func (s *Store) InsertFailure(ctx context.Context, f store.Failure) (store.Failu
 			nullMicros(f.RetryNotBefore), f.AgentGuidance, f.RuleID, f.RuleVersion,
 			nullJSON(f.Error), nullJSON(f.ToolAnnotations),
 			nullString(f.TraceID), nullString(f.SpanID), nullString(f.IdempotencyKey),
-			f.CreatedAt.UnixMicro(), f.OccurredAt.UnixMicro())
+			f.CreatedAt.UnixMicro(), f.OccurredAt.UnixMicro(), nullJSON(f.Shadow))
 		if err != nil {
 			return err
 		}
@@ -419,12 +419,13 @@ func scanFailure(row scanner) (store.Failure, error) {
 		id                     []byte
 		retryNotBefore         sql.NullInt64
 		errorJSON, annotations sql.NullString
+		shadow                 sql.NullString
 		traceID, spanID, idemp sql.NullString
 		createdAt, occurredAt  int64
 	)
 	err := row.Scan(&f.TenantID, &id, &f.Tool, &f.Server, &f.Class, &f.Code, &f.Retryable,
 		&retryNotBefore, &f.AgentGuidance, &f.RuleID, &f.RuleVersion, &errorJSON, &annotations,
-		&traceID, &spanID, &idemp, &createdAt, &occurredAt)
+		&traceID, &spanID, &idemp, &createdAt, &occurredAt, &shadow)
 	if err != nil {
 		return store.Failure{}, err
 	}
@@ -440,6 +441,9 @@ func scanFailure(row scanner) (store.Failure, error) {
 	}
 	if annotations.Valid {
 		f.ToolAnnotations = json.RawMessage(annotations.String)
+	}
+	if shadow.Valid {
+		f.Shadow = json.RawMessage(shadow.String)
 	}
 	f.TraceID = traceID.String
 	f.SpanID = spanID.String

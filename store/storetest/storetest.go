@@ -770,6 +770,16 @@ func Run(t *testing.T, h Harness) {
 		runRules(t, h)
 	})
 
+	t.Run("Batching", func(t *testing.T) {
+		t.Parallel()
+		runBatching(t, h)
+	})
+
+	t.Run("Retention", func(t *testing.T) {
+		t.Parallel()
+		runRetention(t, h)
+	})
+
 	t.Run("Durability", func(t *testing.T) {
 		t.Parallel()
 
@@ -881,6 +891,7 @@ func fullFailure(t *testing.T, tenantID int64) store.Failure {
 		AgentGuidance:  "Wait 30 s, then retry the same call.",
 		RuleID:         "mail-retry",
 		RuleVersion:    7,
+		Shadow:         json.RawMessage(`[{"ruleId": "mail-confirm", "class": "governance", "code": "user_action_required"}]`),
 		Error: json.RawMessage(`{"message": "read tcp: connection reset by peer", "type": "ECONNRESET",
 			"httpStatus": 503, "retryAfter": "30", "jsonrpcCode": -32001,
 			"details": {"attempt": 2, "ratio": 0.25, "nested": {"ok": false, "list": [1, "x", null, {}]}},
@@ -1142,6 +1153,7 @@ func requireFailureEqual(t *testing.T, want, got store.Failure) {
 	check("AgentGuidance", want.AgentGuidance == got.AgentGuidance, want.AgentGuidance, got.AgentGuidance)
 	check("RuleID", want.RuleID == got.RuleID, want.RuleID, got.RuleID)
 	check("RuleVersion", want.RuleVersion == got.RuleVersion, want.RuleVersion, got.RuleVersion)
+	check("Shadow", jsonEqual(want.Shadow, got.Shadow), abbrev(want.Shadow), abbrev(got.Shadow))
 	check("Error", jsonEqual(want.Error, got.Error), abbrev(want.Error), abbrev(got.Error))
 	check("ToolAnnotations", jsonEqual(want.ToolAnnotations, got.ToolAnnotations),
 		abbrev(want.ToolAnnotations), abbrev(got.ToolAnnotations))

@@ -25,8 +25,8 @@ func Time(t time.Time) time.Time {
 func Now() time.Time { return Time(time.Now()) }
 
 // Failure fills in defaults and normalises f for storage: times via Time, CreatedAt defaulting to
-// now and OccurredAt to CreatedAt, trace and span IDs lowercased, and a JSON null annotation made
-// absent, so that absent has one representation.
+// now and OccurredAt to CreatedAt, trace and span IDs lowercased, and a JSON null annotation or shadow
+// list made absent, so that absent has one representation.
 func Failure(f store.Failure) store.Failure {
 	f.CreatedAt = Time(f.CreatedAt)
 	if f.CreatedAt.IsZero() {
@@ -40,6 +40,7 @@ func Failure(f store.Failure) store.Failure {
 	f.TraceID = strings.ToLower(f.TraceID)
 	f.SpanID = strings.ToLower(f.SpanID)
 	f.ToolAnnotations = Annotations(f.ToolAnnotations)
+	f.Shadow = Annotations(f.Shadow) // the same rule: absent has one representation
 	return f
 }
 

@@ -1,0 +1,600 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"connectrpc.com/connect/v2"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/ruleset"
+	"github.com/omcp/toolfailure/store"
+)
+
+// RuleStore is what the rule service and the rule cache need of a backend.
+type RuleStore interface {
+	ListRules(ctx context.Context, tenantID int64) (store.RuleSet, error)
+	RuleSetVersion(ctx context.Context, tenantID int64) (int64, error)
+	GetRule(ctx context.Context, tenantID int64, name string) (store.Rule, error)
+	CreateRule(ctx context.Context, r store.Rule) (store.Rule, error)
+	UpdateRule(ctx context.Context, r store.Rule) (store.Rule, error)
+	DeleteRule(ctx context.Context, tenantID int64, name string) (int64, error)
+	ReplaceRules(ctx context.Context, tenantID int64, rules []store.Rule, expectedVersion *int64) (int64, []store.RuleChange, error)
+}
+
+// ruleService is the RuleService handler. Every rule is compiled before it
+// is stored, so a stored rule set always compiles; after a change it updates
+// this replica's cache at once, and other replicas learn of the change from
+// the store (see RuleCache).
+type ruleService struct {
+	store RuleStore
+	cache *RuleCache
+	log   *slog.Logger
+}
+
+func (s *ruleService) principal(ctx context.Context) (Principal, error) {
+	p, ok := PrincipalFrom(ctx)
+	if !ok {
+		return Principal{}, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
+	}
+	return p, nil
+}
+
+func (s *ruleService) CreateRule(ctx context.Context, req *v1.CreateRuleRequest) (*v1.CreateRuleResponse, error) {
+	p, err := s.principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.checkOne(ctx, p, req.GetRule(), true)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := s.store.CreateRule(ctx, r)
+	if errors.Is(err, store.ErrConflict) {
+		return nil, connect.NewError(connect.CodeAlreadyExists, fmt.Sprintf("a rule named %q exists; use UpdateRule to change it", r.Name))
+	}
+	if err != nil {
+		return nil, s.storeError(ctx, p, "create rule", err)
+	}
+	s.cache.Invalidate(p.TenantID, stored.Version)
+	pr, err := ruleProto(stored)
+	if err != nil {
+		return nil, err
+	}
+	return &v1.CreateRuleResponse{Rule: pr, Version: stored.Version}, nil
+}
+
+func (s *ruleService) GetRule(ctx context.Context, req *v1.GetRuleRequest) (*v1.GetRuleResponse, error) {
+	p, err := s.principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := s.store.GetRule(ctx, p.TenantID, req.GetName())
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, connect.NewError(connect.CodeNotFound, fmt.Sprintf("no rule named %q", req.GetName()))
+	}
+	if err != nil {
+		return nil, s.storeError(ctx, p, "get rule", err)
+	}
+	pr, err := ruleProto(stored)
+	if err != nil {
+		return nil, err
+	}
+	return &v1.GetRuleResponse{Rule: pr}, nil
+}
+
+func (s *ruleService) UpdateRule(ctx context.Context, req *v1.UpdateRuleRequest) (*v1.UpdateRuleResponse, error) {
+	p, err := s.principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.checkOne(ctx, p, req.GetRule(), false)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := s.store.UpdateRule(ctx, r)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, connect.NewError(connect.CodeNotFound, fmt.Sprintf("no rule named %q; use CreateRule to add it", r.Name))
+	}
+	if err != nil {
+		return nil, s.storeError(ctx, p, "update rule", err)
+	}
+	version, err := s.store.RuleSetVersion(ctx, p.TenantID)
+	if err != nil {
+		return nil, s.storeError(ctx, p, "update rule", err)
+	}
+	s.cache.Invalidate(p.TenantID, version)
+	pr, err := ruleProto(stored)
+	if err != nil {
+		return nil, err
+	}
+	return &v1.UpdateRuleResponse{Rule: pr, Version: version}, nil
+}
+
+func (s *ruleService) DeleteRule(ctx context.Context, req *v1.DeleteRuleRequest) (*v1.DeleteRuleResponse, error) {
+	p, err := s.principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	version, err := s.store.DeleteRule(ctx, p.TenantID, req.GetName())
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, connect.NewError(connect.CodeNotFound, fmt.Sprintf("no rule named %q", req.GetName()))
+	}
+	if err != nil {
+		return nil, s.storeError(ctx, p, "delete rule", err)
+	}
+	s.cache.Invalidate(p.TenantID, version)
+	return &v1.DeleteRuleResponse{Version: version}, nil
+}
+
+func (s *ruleService) ListRules(ctx context.Context, _ *v1.ListRulesRequest) (*v1.ListRulesResponse, error) {
+	p, err := s.principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	set, err := s.store.ListRules(ctx, p.TenantID)
+	if err != nil {
+		return nil, s.storeError(ctx, p, "list rules", err)
+	}
+	res := &v1.ListRulesResponse{Version: set.Version, Rules: make([]*v1.Rule, 0, len(set.Rules))}
+	for _, r := range set.Rules {
+		pr, err := ruleProto(r)
+		if err != nil {
+			return nil, err
+		}
+		res.Rules = append(res.Rules, pr)
+	}
+	return res, nil
+}
+
+func (s *ruleService) ReplaceRules(ctx context.Context, req *v1.ReplaceRulesRequest) (*v1.ReplaceRulesResponse, error) {
+	p, err := s.principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rules := make([]ruleset.Rule, len(req.GetRules()))
+	for i, pr := range req.GetRules() {
+		rules[i] = ruleset.FromProto(pr)
+	}
+	// The whole set is compiled, and so checked, before anything is
+	// written: one invalid rule changes nothing.
+	set, err := ruleset.Compile(0, rules)
+	if err != nil {
+		return nil, invalidRules(err)
+	}
+	stored := make([]store.Rule, len(rules))
+	for i, r := range rules {
+		if stored[i], err = storeRule(p.TenantID, r); err != nil {
+			return nil, err
+		}
+	}
+	if req.GetDryRun() {
+		current, err := s.store.ListRules(ctx, p.TenantID)
+		if err != nil {
+			return nil, s.storeError(ctx, p, "list rules", err)
+		}
+		if req.ExpectedVersion != nil && req.GetExpectedVersion() != current.Version {
+			return nil, versionConflict(current.Version, req.GetExpectedVersion())
+		}
+		return &v1.ReplaceRulesResponse{Version: current.Version, Changes: changesProto(store.DiffRules(current.Rules, stored))}, nil
+	}
+	version, changes, err := s.store.ReplaceRules(ctx, p.TenantID, stored, req.ExpectedVersion)
+	if errors.Is(err, store.ErrConflict) && req.ExpectedVersion != nil {
+		current, verr := s.store.RuleSetVersion(ctx, p.TenantID)
+		if verr != nil {
+			current = -1
+		}
+		return nil, versionConflict(current, req.GetExpectedVersion())
+	}
+	if err != nil {
+		return nil, s.storeError(ctx, p, "replace rules", err)
+	}
+	// The set just written is the set just compiled: hand it to this
+	// replica's cache rather than compiling it again on the next request.
+	s.cache.Put(p.TenantID, set.WithVersion(version))
+	s.log.InfoContext(ctx, "rules replaced", "tenant", p.TenantID, "version", version, "rules", len(rules))
+	return &v1.ReplaceRulesResponse{Version: version, Changes: changesProto(changes)}, nil
+}
+
+// checkOne compiles a single rule for CreateRule and UpdateRule, in the
+// context of the tenant's set only as far as its size goes: names are
+// unique by the store's key.
+func (s *ruleService) checkOne(ctx context.Context, p Principal, pr *v1.Rule, adding bool) (store.Rule, error) {
+	r := ruleset.FromProto(pr)
+	if _, err := ruleset.Compile(0, []ruleset.Rule{r}); err != nil {
+		var invalid *ruleset.InvalidError
+		if errors.As(err, &invalid) {
+			for _, e := range invalid.Problems {
+				e.Index = -1 // one rule: name it, not its position
+			}
+		}
+		return store.Rule{}, invalidRules(err)
+	}
+	if adding {
+		if set, err := s.cache.Get(ctx, p.TenantID); err == nil && set.Len() >= ruleset.MaxRules {
+			return store.Rule{}, connect.NewError(connect.CodeInvalidArgument,
+				fmt.Sprintf("the tenant has %d rules, the most allowed", set.Len()))
+		}
+	}
+	return storeRule(p.TenantID, r)
+}
+
+func invalidRules(err error) error {
+	var invalid *ruleset.InvalidError
+	if errors.As(err, &invalid) {
+		return connect.NewError(connect.CodeInvalidArgument, invalid.Error())
+	}
+	return connect.NewError(connect.CodeInternal, "cannot compile rules").WithCause(err)
+}
+
+func versionConflict(current, expected int64) error {
+	msg := fmt.Sprintf("the rule set changed meanwhile: it is at version %d, not %d; look at the current rules and apply again", current, expected)
+	if current < 0 {
+		msg = fmt.Sprintf("the rule set is no longer at version %d; look at the current rules and apply again", expected)
+	}
+	return connect.NewError(connect.CodeAborted, msg)
+}
+
+func (s *ruleService) storeError(ctx context.Context, p Principal, op string, err error) error {
+	if ctx.Err() != nil {
+		return connect.NewError(connect.CodeCanceled, op+": canceled").WithCause(err)
+	}
+	s.log.ErrorContext(ctx, op, "tenant", p.TenantID, "error", err)
+	return connect.NewError(connect.CodeUnavailable, op+" failed; retry shortly").WithCause(err)
+}
+
+// storeRule turns a rule into what the store keeps: its API JSON form,
+// which is also the rules file's form.
+func storeRule(tenantID int64, r ruleset.Rule) (store.Rule, error) {
+	spec, err := protojson.Marshal(ruleset.ToProto(r))
+	if err != nil {
+		return store.Rule{}, connect.NewError(connect.CodeInternal, "encode rule").WithCause(err)
+	}
+	return store.Rule{TenantID: tenantID, Name: r.Name, Priority: r.Priority, Spec: spec}, nil
+}
+
+// specOptions read stored specs leniently: a spec written by a newer
+// release may carry fields this one does not know.
+var specOptions = protojson.UnmarshalOptions{DiscardUnknown: true}
+
+func ruleProto(r store.Rule) (*v1.Rule, error) {
+	pr := &v1.Rule{}
+	if err := specOptions.Unmarshal(r.Spec, pr); err != nil {
+		return nil, connect.NewError(connect.CodeInternal, fmt.Sprintf("stored rule %q is unreadable", r.Name)).WithCause(err)
+	}
+	pr.Name, pr.Priority = r.Name, r.Priority
+	pr.Version = r.Version
+	pr.UpdateTime = timestamppb.New(r.UpdatedAt)
+	return pr, nil
+}
+
+func changesProto(changes []store.RuleChange) []*v1.RuleChange {
+	out := make([]*v1.RuleChange, len(changes))
+	for i, c := range changes {
+		out[i] = &v1.RuleChange{Name: c.Name, Change: c.Change}
+	}
+	return out
+}
+
+// RuleCache holds each tenant's compiled rule set, so that classifying a
+// failure costs no store round trip and no compilation. It is safe for
+// concurrent use.
+//
+// Staying in step: a change made through this process updates the cache at
+// once (the rule service calls Invalidate or Put). Changes made through
+// other processes sharing a PostgreSQL store arrive by LISTEN/NOTIFY while
+// Run is running, within milliseconds. Whenever notifications are not
+// flowing (before Run connects, after the connection broke, until it is
+// back) the cache checks a tenant's version with the store at most every
+// PollInterval before using its set, and on reconnection it drops
+// everything, since notifications sent meanwhile are lost. Either way a
+// change is in force on every replica within a second. A store that is not
+// a store.RuleWatcher (the embedded one) belongs to this process alone, and
+// the cache never polls it.
+type RuleCache struct {
+	store     RuleStore
+	log       *slog.Logger
+	now       func() time.Time
+	exclusive bool
+
+	mu       sync.Mutex
+	entries  map[int64]*ruleEntry
+	watching bool
+}
+
+// PollInterval is how old a cached set may be before it is checked against
+// the store's version, when notifications are not flowing.
+const PollInterval = 500 * time.Millisecond
+
+// maxCachedTenants bounds the cache; past it, an arbitrary tenant's set is
+// dropped and compiled again when that tenant next classifies.
+const maxCachedTenants = 10_000
+
+// loadTimeout bounds one load of a tenant's set. It is detached from the
+// request that triggered it, because other requests wait for the same load.
+const loadTimeout = 30 * time.Second
+
+type ruleEntry struct {
+	ready   chan struct{} // closed once set and err are final
+	set     *ruleset.Set
+	err     error
+	checked time.Time // when the version was last known current; guarded by RuleCache.mu
+}
+
+// NewRuleCache returns an empty cache over s. log may be nil.
+func NewRuleCache(s RuleStore, log *slog.Logger) *RuleCache {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	_, shared := s.(store.RuleWatcher)
+	return &RuleCache{store: s, log: log, now: time.Now, exclusive: !shared, entries: map[int64]*ruleEntry{}}
+}
+
+// Run keeps the cache in step with changes made by other processes, until
+// ctx ends. For a store that is not shared it returns at once.
+func (c *RuleCache) Run(ctx context.Context) error {
+	w, ok := c.store.(store.RuleWatcher)
+	if !ok {
+		return nil
+	}
+	err := w.WatchRules(ctx, func(ev store.RuleEvent) {
+		switch ev.Kind {
+		case store.RuleSetChanged:
+			c.Invalidate(ev.TenantID, ev.Version)
+		case store.RuleWatchStarted:
+			c.mu.Lock()
+			c.watching = true
+			clear(c.entries)
+			c.mu.Unlock()
+			c.log.Info("rule changes: listening")
+		case store.RuleWatchLost:
+			c.mu.Lock()
+			c.watching = false
+			c.mu.Unlock()
+			c.log.Warn("rule changes: notifications lost; checking versions until they are back")
+		}
+	})
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// Get returns the tenant's compiled rule set, loading and compiling it if
+// needed. Concurrent callers for one tenant share one load. A tenant
+// without rules gets an empty set; a stored rule that no longer compiles
+// (written under other limits) is left out and logged, so that a tenant's
+// classifications never fail because of its rules.
+func (c *RuleCache) Get(ctx context.Context, tenantID int64) (*ruleset.Set, error) {
+	c.mu.Lock()
+	e := c.entries[tenantID]
+	if e != nil {
+		select {
+		case <-e.ready:
+			if e.err == nil {
+				if c.exclusive || c.watching || c.now().Sub(e.checked) < PollInterval {
+					c.mu.Unlock()
+					return e.set, nil
+				}
+				// Claim the check, so that concurrent callers keep using the
+				// set meanwhile instead of all asking the store.
+				e.checked = c.now()
+				c.mu.Unlock()
+				v, err := c.store.RuleSetVersion(ctx, tenantID)
+				if err == nil && v == e.set.Version() {
+					return e.set, nil
+				}
+				if err != nil {
+					c.log.WarnContext(ctx, "rule cache: version check failed; using the cached rules", "tenant", tenantID, "error", err)
+					return e.set, nil
+				}
+				c.mu.Lock()
+				if c.entries[tenantID] == e {
+					delete(c.entries, tenantID)
+				}
+			} else if c.entries[tenantID] == e {
+				delete(c.entries, tenantID)
+			}
+		default:
+			c.mu.Unlock()
+			return c.wait(ctx, e)
+		}
+		if cur := c.entries[tenantID]; cur != nil && cur != e {
+			c.mu.Unlock()
+			return c.wait(ctx, cur)
+		}
+	}
+	e = &ruleEntry{ready: make(chan struct{}), checked: c.now()}
+	c.evictLocked()
+	c.entries[tenantID] = e
+	c.mu.Unlock()
+
+	go func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), loadTimeout)
+		defer cancel()
+		e.set, e.err = c.load(ctx, tenantID)
+		close(e.ready)
+		if e.err != nil {
+			c.mu.Lock()
+			if c.entries[tenantID] == e {
+				delete(c.entries, tenantID)
+			}
+			c.mu.Unlock()
+		}
+	}()
+	return c.wait(ctx, e)
+}
+
+func (c *RuleCache) wait(ctx context.Context, e *ruleEntry) (*ruleset.Set, error) {
+	select {
+	case <-e.ready:
+		return e.set, e.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (c *RuleCache) evictLocked() {
+	if len(c.entries) < maxCachedTenants {
+		return
+	}
+	for t := range c.entries {
+		delete(c.entries, t)
+		if len(c.entries) < maxCachedTenants {
+			return
+		}
+	}
+}
+
+func (c *RuleCache) load(ctx context.Context, tenantID int64) (*ruleset.Set, error) {
+	stored, err := c.store.ListRules(ctx, tenantID)
+	if err != nil {
+		return nil, fmt.Errorf("load rules of tenant %d: %w", tenantID, err)
+	}
+	rules := make([]ruleset.Rule, 0, len(stored.Rules))
+	for _, r := range stored.Rules {
+		pr, err := ruleProto(r)
+		if err != nil {
+			c.log.ErrorContext(ctx, "rule cache: unreadable stored rule left out", "tenant", tenantID, "rule", r.Name, "error", err)
+			continue
+		}
+		rules = append(rules, ruleset.FromProto(pr))
+	}
+	set, err := ruleset.Compile(stored.Version, rules)
+	var invalid *ruleset.InvalidError
+	if errors.As(err, &invalid) {
+		bad := map[int]bool{}
+		for _, p := range invalid.Problems {
+			bad[p.Index] = true
+			c.log.ErrorContext(ctx, "rule cache: stored rule no longer compiles; left out", "tenant", tenantID, "problem", p.Error())
+		}
+		kept := rules[:0:0]
+		for i, r := range rules {
+			if !bad[i] {
+				kept = append(kept, r)
+			}
+		}
+		set, err = ruleset.Compile(stored.Version, kept)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("compile rules of tenant %d: %w", tenantID, err)
+	}
+	return set, nil
+}
+
+// Invalidate drops the tenant's cached set unless it is already at version
+// or later; version 0 drops it whatever its version.
+func (c *RuleCache) Invalidate(tenantID, version int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[tenantID]
+	if e == nil {
+		return
+	}
+	select {
+	case <-e.ready:
+		if version > 0 && e.err == nil && e.set.Version() >= version {
+			return
+		}
+	default:
+	}
+	delete(c.entries, tenantID)
+}
+
+// InvalidateAll drops every cached set.
+func (c *RuleCache) InvalidateAll() {
+	c.mu.Lock()
+	clear(c.entries)
+	c.mu.Unlock()
+}
+
+// Put caches a set compiled elsewhere (by ReplaceRules), unless the cache
+// already holds a later version.
+func (c *RuleCache) Put(tenantID int64, set *ruleset.Set) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.entries[tenantID]; e != nil {
+		select {
+		case <-e.ready:
+			if e.err == nil && e.set.Version() > set.Version() {
+				return
+			}
+		default:
+		}
+	}
+	e := &ruleEntry{ready: make(chan struct{}), set: set, checked: c.now()}
+	close(e.ready)
+	c.evictLocked()
+	c.entries[tenantID] = e
+}
+
+// The helpers below are what ClassifierService needs of the rules.
+
+// shadowJSON is the record's account of the shadow rules that matched
+// above the decider (store.Failure.Shadow); nil when none did.
+func shadowJSON(shadows []ruleset.ShadowMatch) json.RawMessage {
+	if len(shadows) == 0 {
+		return nil
+	}
+	type entry struct {
+		RuleID    string `json:"ruleId"`
+		Class     string `json:"class"`
+		Code      string `json:"code"`
+		Retryable bool   `json:"retryable,omitempty"`
+	}
+	out := make([]entry, len(shadows))
+	for i, s := range shadows {
+		out[i] = entry{RuleID: s.RuleID, Class: string(s.Outcome.Class), Code: s.Outcome.Code, Retryable: s.Outcome.Retryable}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil // plain strings and a bool always encode
+	}
+	return b
+}
+
+// logShadows reports shadow matches as log lines, the field a rule author
+// filters on ("shadow_rule") to see how a rule would have fared.
+func logShadows(ctx context.Context, log *slog.Logger, tenantID int64, res ruleset.Result) {
+	for _, s := range res.Shadows {
+		log.InfoContext(ctx, "shadow rule matched",
+			"tenant", tenantID,
+			"shadow_rule", s.RuleID,
+			"shadow_class", string(s.Outcome.Class),
+			"shadow_code", s.Outcome.Code,
+			"applied_rule", res.RuleID,
+			"applied_class", string(res.Class),
+			"applied_code", res.Code,
+			"rule_version", res.Version)
+	}
+}
+
+// explainResponse is the wire form of a dry run.
+func explainResponse(ex ruleset.Explanation) *v1.ExplainResponse {
+	res := &v1.ExplainResponse{
+		ToolFailure: toolFailureOf(ex.Outcome, ""),
+		RuleId:      ex.RuleID,
+		Reason:      ex.Reason,
+		Evaluations: make([]*v1.RuleEvaluation, len(ex.Evaluations)),
+	}
+	for i, e := range ex.Evaluations {
+		res.Evaluations[i] = &v1.RuleEvaluation{
+			RuleId:  e.RuleID,
+			Source:  e.Source,
+			Mode:    string(e.Mode),
+			Matched: e.Matched,
+			Detail:  e.Detail,
+		}
+		if e.Outcome.Class != "" { // a baseline rule that did not match has none
+			res.Evaluations[i].Outcome = toolFailureOf(e.Outcome, "")
+		}
+	}
+	return res
+}

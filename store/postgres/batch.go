@@ -1,0 +1,447 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/omcp/toolfailure/store"
+	"github.com/omcp/toolfailure/store/internal/canonical"
+	"github.com/omcp/toolfailure/telemetry"
+)
+
+// Group commit settings, read from the database URL's query (see the package documentation).
+const (
+	// DefaultMaxBatch caps the rows of one group commit. A commit costs one WAL flush whatever its
+	// size, so larger batches only help until the batch no longer fits the time of one flush; 256
+	// rows of a few kilobytes each are well past that point on any disk and still one small
+	// statement.
+	DefaultMaxBatch = 256
+	// DefaultMaxWait is how long the writer lingers for more rows once it has one: none. The writer
+	// flushes as soon as its queue is empty, and rows that arrive during a flush form the next batch,
+	// so under load batches grow by themselves and an idle service adds no latency. A small wait
+	// (a few hundred microseconds) trades latency for fewer, larger commits when the disk, not the
+	// CPU, is the limit.
+	DefaultMaxWait = time.Duration(0)
+	// DefaultWriteTimeout bounds one batch's statement, so that a database that stopped answering
+	// without closing the connection cannot hold the writer, and every queued caller, forever.
+	DefaultWriteTimeout = 10 * time.Second
+
+	paramMaxBatch     = "group_commit_max_batch"
+	paramMaxWait      = "group_commit_max_wait"
+	paramWriteTimeout = "group_commit_write_timeout"
+)
+
+// batchSettings are the group commit's knobs.
+type batchSettings struct {
+	maxBatch     int
+	maxWait      time.Duration
+	writeTimeout time.Duration
+}
+
+// takeBatchSettings reads the group commit parameters from a URL's query and returns the URL
+// without them: pgx would otherwise send them to the server as run-time parameters, which it
+// refuses. A keyword/value connection string is returned unchanged with the defaults.
+func takeBatchSettings(databaseURL string) (string, batchSettings, error) {
+	bs := batchSettings{maxBatch: DefaultMaxBatch, maxWait: DefaultMaxWait, writeTimeout: DefaultWriteTimeout}
+	if !strings.HasPrefix(databaseURL, "postgres://") && !strings.HasPrefix(databaseURL, "postgresql://") {
+		return databaseURL, bs, nil
+	}
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		return "", bs, errors.New("parse database URL: malformed URL") // the URL may hold a password
+	}
+	q := u.Query()
+	if v := q.Get(paramMaxBatch); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 10000 {
+			return "", bs, fmt.Errorf("%s=%q: want a whole number from 1 to 10000", paramMaxBatch, v)
+		}
+		bs.maxBatch = n
+	}
+	for name, dst := range map[string]*time.Duration{paramMaxWait: &bs.maxWait, paramWriteTimeout: &bs.writeTimeout} {
+		if v := q.Get(name); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 {
+				return "", bs, fmt.Errorf("%s=%q: want a duration such as 200us or 5s", name, v)
+			}
+			*dst = d
+		}
+	}
+	if bs.writeTimeout == 0 {
+		bs.writeTimeout = DefaultWriteTimeout
+	}
+	if !q.Has(paramMaxBatch) && !q.Has(paramMaxWait) && !q.Has(paramWriteTimeout) {
+		return databaseURL, bs, nil
+	}
+	q.Del(paramMaxBatch)
+	q.Del(paramMaxWait)
+	q.Del(paramWriteTimeout)
+	u.RawQuery = q.Encode()
+	return u.String(), bs, nil
+}
+
+// pending is one InsertFailure waiting for its batch.
+type pending struct {
+	ctx  context.Context
+	f    store.Failure
+	done chan struct{} // closed once stored, created and err are set
+
+	stored  store.Failure
+	created bool
+	err     error
+}
+
+func (p *pending) finish(stored store.Failure, created bool, err error) {
+	p.stored, p.created, p.err = stored, created, err
+	close(p.done)
+}
+
+// batcher is the group commit: one goroutine per pool that takes the rows of concurrent
+// InsertFailure calls from a queue and writes them with one statement, which PostgreSQL commits
+// with one WAL flush. Each caller is answered after that commit, so the durability promise of
+// InsertFailure is kept while the cost of a flush is shared by the whole batch.
+type batcher struct {
+	pool  *pgxpool.Pool
+	set   batchSettings
+	queue chan *pending
+	quit  chan struct{} // closed by Close: drain what is queued, then stop
+	done  chan struct{} // closed when the writer has stopped
+}
+
+func newBatcher(pool *pgxpool.Pool, set batchSettings) *batcher {
+	b := &batcher{
+		pool: pool,
+		set:  set,
+		// Room for a few batches: callers beyond that wait to enqueue, which is the back-pressure
+		// that keeps memory bounded when the database is slower than the callers.
+		queue: make(chan *pending, 4*set.maxBatch),
+		quit:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	go b.run()
+	return b
+}
+
+var errClosed = errors.New("store is closed")
+
+// insert queues f and waits for its batch to commit.
+func (b *batcher) insert(ctx context.Context, f store.Failure) (store.Failure, bool, error) {
+	p := &pending{ctx: ctx, f: f, done: make(chan struct{})}
+	select {
+	case b.queue <- p:
+	case <-ctx.Done():
+		return store.Failure{}, false, fmt.Errorf("wait to queue: %w", ctx.Err())
+	case <-b.quit:
+		return store.Failure{}, false, errClosed
+	}
+	select {
+	case <-p.done:
+		return p.stored, p.created, p.err
+	case <-ctx.Done():
+		// The row may still be committed by its batch; the caller was not told so, and the record's
+		// ID was never acknowledged, which is all that durability promises.
+		return store.Failure{}, false, fmt.Errorf("wait for commit: %w", ctx.Err())
+	case <-b.done:
+		select {
+		case <-p.done:
+			return p.stored, p.created, p.err
+		default:
+			return store.Failure{}, false, errClosed // queued after the writer's last look
+		}
+	}
+}
+
+// close lets the writer finish every queued row, then stops it.
+func (b *batcher) close() {
+	select {
+	case <-b.quit:
+	default:
+		close(b.quit)
+	}
+	<-b.done
+}
+
+func (b *batcher) run() {
+	defer close(b.done)
+	batch := make([]*pending, 0, b.set.maxBatch)
+	for {
+		var first *pending
+		select {
+		case first = <-b.queue:
+		case <-b.quit:
+			// Shutting down: what is queued was accepted, so it is written, not dropped.
+			for {
+				batch = batch[:0]
+				for len(batch) < b.set.maxBatch {
+					select {
+					case p := <-b.queue:
+						batch = append(batch, p)
+						continue
+					default:
+					}
+					break
+				}
+				if len(batch) == 0 {
+					return
+				}
+				b.flush(batch)
+			}
+		}
+		batch = append(batch[:0], first)
+		b.fill(&batch)
+		b.flush(batch)
+		clear(batch) // let finished requests be collected
+	}
+}
+
+// fill adds what is queued, without waiting, then lingers up to maxWait for more.
+func (b *batcher) fill(batch *[]*pending) {
+	for len(*batch) < b.set.maxBatch {
+		select {
+		case p := <-b.queue:
+			*batch = append(*batch, p)
+			continue
+		default:
+		}
+		break
+	}
+	if b.set.maxWait <= 0 || len(*batch) >= b.set.maxBatch {
+		return
+	}
+	timer := time.NewTimer(b.set.maxWait)
+	defer timer.Stop()
+	for len(*batch) < b.set.maxBatch {
+		select {
+		case p := <-b.queue:
+			*batch = append(*batch, p)
+		case <-timer.C:
+			return
+		}
+	}
+}
+
+// key identifies a record for de-duplication inside one batch.
+type idemKey struct {
+	tenant int64
+	key    string
+}
+
+type idKey struct {
+	tenant int64
+	id     [16]byte
+}
+
+// flush writes one batch and answers every request in it.
+//
+// Rows that share an idempotency key, or an ID, inside the batch are sent once: the first is the
+// leader, and the others are answered from its outcome as if they had come after it, which is what
+// the contract says of racing callers. Rows whose caller has gone are skipped; nobody was told
+// about them.
+func (b *batcher) flush(batch []*pending) {
+	var (
+		leaders   = make([]*pending, 0, len(batch))
+		followers map[*pending]*pending
+		byKey     map[idemKey]*pending
+		byID      = make(map[idKey]*pending, len(batch))
+	)
+	for _, p := range batch {
+		if p.ctx.Err() != nil {
+			p.finish(store.Failure{}, false, fmt.Errorf("wait for commit: %w", p.ctx.Err()))
+			continue
+		}
+		var leader *pending
+		if p.f.IdempotencyKey != "" {
+			if byKey == nil {
+				byKey = map[idemKey]*pending{}
+			}
+			k := idemKey{p.f.TenantID, p.f.IdempotencyKey}
+			if l, ok := byKey[k]; ok {
+				leader = l
+			} else {
+				byKey[k] = p
+			}
+		}
+		if leader == nil {
+			k := idKey{p.f.TenantID, p.f.ID}
+			if l, ok := byID[k]; ok {
+				leader = l
+			} else {
+				byID[k] = p
+			}
+		}
+		if leader != nil {
+			if followers == nil {
+				followers = map[*pending]*pending{}
+			}
+			followers[p] = leader
+			continue
+		}
+		leaders = append(leaders, p)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), b.set.writeTimeout)
+	defer cancel()
+	// The write serves every caller of the batch: its statements link to
+	// their spans, and the batch size is measured (telemetry.WithStoreBatch).
+	callers := make([]context.Context, len(leaders))
+	for i, p := range leaders {
+		callers[i] = p.ctx
+	}
+	ctx = telemetry.WithStoreBatch(ctx, callers)
+	if len(leaders) > 0 {
+		b.writeLeaders(ctx, leaders)
+	}
+	for _, p := range batch {
+		leader, ok := followers[p]
+		if !ok {
+			continue
+		}
+		switch {
+		case leader.err != nil:
+			// The leader's failure may be its own (a bad row); this request is judged alone.
+			p.finish(insertOne(ctx, b.pool, p.f))
+		case p.f.IdempotencyKey != "" && p.f.IdempotencyKey == leader.stored.IdempotencyKey:
+			p.finish(leader.stored, false, nil)
+		default: // the same ID with another key, or none: what a second insert of that ID meets
+			p.finish(store.Failure{}, false, fmt.Errorf("store failure %s: %w: ID already stored",
+				canonical.ID(p.f.ID), store.ErrConflict))
+		}
+	}
+}
+
+// insertBatch is one statement for any number of rows: the rows travel as one array per column,
+// so the statement text, and so its prepared plan, is the same for every batch size.
+const insertBatch = `INSERT INTO failures (` + failureColumns + `)
+	SELECT t, i, tool, srv, cl, co, r, rnb, ag, rid, rv, e::jsonb, a::jsonb, tr, sp, k, ca, oa, sh::jsonb
+	FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[],
+		$7::boolean[], $8::timestamptz[], $9::text[], $10::text[], $11::bigint[], $12::text[],
+		$13::text[], $14::text[], $15::text[], $16::text[], $17::timestamptz[], $18::timestamptz[],
+		$19::text[])
+		AS u(t, i, tool, srv, cl, co, r, rnb, ag, rid, rv, e, a, tr, sp, k, ca, oa, sh)
+	ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+	RETURNING id`
+
+// writeLeaders inserts rows that are distinct by ID and by idempotency key. One statement outside
+// an explicit transaction is its own transaction: one round trip, one commit.
+func (b *batcher) writeLeaders(ctx context.Context, leaders []*pending) {
+	n := len(leaders)
+	var (
+		tenants  = make([]int64, n)
+		ids      = make([][16]byte, n)
+		tools    = make([]string, n)
+		servers  = make([]string, n)
+		classes  = make([]string, n)
+		codes    = make([]string, n)
+		retry    = make([]bool, n)
+		rnb      = make([]pgtype.Timestamptz, n)
+		guidance = make([]string, n)
+		ruleIDs  = make([]string, n)
+		ruleVers = make([]int64, n)
+		errs     = make([]string, n)
+		annots   = make([]pgtype.Text, n)
+		traces   = make([]pgtype.Text, n)
+		spans    = make([]pgtype.Text, n)
+		keys     = make([]pgtype.Text, n)
+		created  = make([]time.Time, n)
+		occurred = make([]time.Time, n)
+		shadows  = make([]pgtype.Text, n)
+	)
+	text := func(s string) pgtype.Text { return pgtype.Text{String: s, Valid: s != ""} }
+	for i, p := range leaders {
+		f := p.f
+		tenants[i], ids[i], tools[i], servers[i] = f.TenantID, f.ID, f.Tool, f.Server
+		classes[i], codes[i], retry[i] = f.Class, f.Code, f.Retryable
+		rnb[i] = pgtype.Timestamptz{Time: f.RetryNotBefore, Valid: !f.RetryNotBefore.IsZero()}
+		guidance[i], ruleIDs[i], ruleVers[i] = f.AgentGuidance, f.RuleID, f.RuleVersion
+		errs[i] = string(f.Error)
+		annots[i] = pgtype.Text{String: string(f.ToolAnnotations), Valid: f.ToolAnnotations != nil}
+		traces[i], spans[i], keys[i] = text(f.TraceID), text(f.SpanID), text(f.IdempotencyKey)
+		created[i], occurred[i] = f.CreatedAt, f.OccurredAt
+		shadows[i] = pgtype.Text{String: string(f.Shadow), Valid: f.Shadow != nil}
+	}
+	rows, err := b.pool.Query(ctx, insertBatch, tenants, ids, tools, servers, classes, codes, retry,
+		rnb, guidance, ruleIDs, ruleVers, errs, annots, traces, spans, keys, created, occurred, shadows)
+	inserted := make(map[[16]byte]bool, n)
+	if err == nil {
+		var id [16]byte
+		_, err = pgx.ForEachRow(rows, []any{&id}, func() error {
+			inserted[id] = true
+			return nil
+		})
+	}
+	if err != nil {
+		if isRowError(err) {
+			// Something in one row broke a rule that CheckFailure does not know (a tenant that does
+			// not exist, text that PostgreSQL will not store): nothing was written, so each row is
+			// tried on its own and only the culprit fails.
+			for _, p := range leaders {
+				p.finish(insertOne(ctx, b.pool, p.f))
+			}
+			return
+		}
+		err = mapError(err)
+		for _, p := range leaders {
+			p.finish(store.Failure{}, false, fmt.Errorf("store failure %s: %w", canonical.ID(p.f.ID), err))
+		}
+		return
+	}
+	for _, p := range leaders {
+		if inserted[p.f.ID] {
+			p.finish(p.f, true, nil)
+			continue
+		}
+		// Not inserted: its idempotency key was taken by a record committed earlier, which
+		// DO NOTHING waited for, so a new statement sees it.
+		p.finish(readByKey(ctx, b.pool, p.f))
+	}
+}
+
+// isRowError reports whether a batch failed because of the data in some row (SQLSTATE classes 22,
+// data exception, and 23, integrity constraint violation), as opposed to the database or the
+// connection failing, when retrying row by row would only fail again, slower.
+func isRowError(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return false
+	}
+	return strings.HasPrefix(pgErr.Code, "22") || strings.HasPrefix(pgErr.Code, "23")
+}
+
+// insertOne writes one row in its own transaction: the path of a row whose batch failed.
+func insertOne(ctx context.Context, pool *pgxpool.Pool, f store.Failure) (store.Failure, bool, error) {
+	id := canonical.ID(f.ID)
+	stored, err := scanFailure(pool.QueryRow(ctx, insertFailure,
+		f.TenantID, f.ID, f.Tool, f.Server, f.Class, f.Code, f.Retryable, nullTime(f.RetryNotBefore),
+		f.AgentGuidance, f.RuleID, f.RuleVersion, nullJSON(f.Error), nullJSON(f.ToolAnnotations),
+		nullString(f.TraceID), nullString(f.SpanID), nullString(f.IdempotencyKey),
+		f.CreatedAt, f.OccurredAt, nullJSON(f.Shadow)))
+	if err == nil {
+		return stored, true, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) || f.IdempotencyKey == "" {
+		return store.Failure{}, false, fmt.Errorf("store failure %s: %w", id, mapError(err))
+	}
+	return readByKey(ctx, pool, f)
+}
+
+// readByKey returns the record that holds f's idempotency key.
+func readByKey(ctx context.Context, pool *pgxpool.Pool, f store.Failure) (store.Failure, bool, error) {
+	stored, err := scanFailure(pool.QueryRow(ctx,
+		`SELECT `+failureColumns+` FROM failures WHERE tenant_id = $1 AND idempotency_key = $2`,
+		f.TenantID, f.IdempotencyKey))
+	if err != nil {
+		return store.Failure{}, false, fmt.Errorf("store failure %s: read record of idempotency key %q: %w",
+			canonical.ID(f.ID), f.IdempotencyKey, mapError(err))
+	}
+	return stored, false, nil
+}
