@@ -88,7 +88,7 @@ func runLookup(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *asJSON {
 		return printJSON(stdout, stderr, res.GetFailure())
 	}
-	printFailure(stdout, res.GetFailure())
+	printFailure(stdout, res.GetFailure(), *cf.server)
 	return 0
 }
 
@@ -106,7 +106,7 @@ func className(c v1.Class) string {
 	return strings.ToLower(strings.TrimPrefix(c.String(), "CLASS_"))
 }
 
-func printFailure(w io.Writer, f *v1.Failure) {
+func printFailure(w io.Writer, f *v1.Failure, serverURL string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, v string) {
 		if v != "" {
@@ -131,6 +131,9 @@ func printFailure(w io.Writer, f *v1.Failure) {
 	row("Rule", f.GetRuleId())
 	row("Trace", f.GetTraceId())
 	row("Span", f.GetSpanId())
+	for _, r := range supportRows(f, serverURL) {
+		row(r[0], r[1])
+	}
 	if e := f.GetError(); e != nil {
 		row("Error message", e.GetMessage())
 		row("Error type", e.GetType())
@@ -173,6 +176,7 @@ func runFailures(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	since := fs.String("since", "", "RFC 3339 time or a duration ago such as 1h")
 	until := fs.String("until", "", "RFC 3339 time or a duration ago")
 	limit := fs.Int("limit", 50, "records to show (the newest first)")
+	pageToken := fs.String("page-token", "", "continue from the page token a previous listing printed")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if ok, code := parseFlags(fs, args[1:], stderr); !ok {
 		return code
@@ -201,7 +205,7 @@ func runFailures(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	svc := toolfailurev1connect.NewFailureServiceClient(client)
 	var all []*v1.Failure
-	token := ""
+	token := *pageToken
 	for len(all) < *limit {
 		res, err := svc.ListFailures(ctx, &v1.ListFailuresRequest{Filter: filter, PageSize: int32(min(*limit-len(all), 1000)), PageToken: token})
 		if err != nil {
@@ -223,6 +227,9 @@ func runFailures(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.GetCreatedAt().AsTime().UTC().Format(time.RFC3339), f.GetCorrelationId(), f.GetTool(), className(f.GetClass()), f.GetCode())
 	}
 	_ = tw.Flush()
+	if token != "" {
+		fmt.Fprintf(stdout, "\nmore: toolfailure failures list --page-token %s (with the same filters)\n", token)
+	}
 	return 0
 }
 
