@@ -11,10 +11,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
 	"slices"
-	"strings"
 	"syscall"
 	"time"
 
@@ -185,7 +183,7 @@ func Run(ctx context.Context, cfg Config) (ok bool, err error) {
 	}
 
 	if cfg.Seed > 0 || cfg.Lookups {
-		lok, err := lookups(ctx, cfg, admin, schema, serviceURL, tenant, logf)
+		lok, err := lookups(ctx, cfg, admin, schema, serviceURL, tenant, reportKey, logf)
 		if err != nil {
 			return false, err
 		}
@@ -501,6 +499,3 @@ func ServeZeroWork(ctx context.Context, addr, key string, log *slog.Logger) erro
 	}
 	return nil
 }
-
-var _ = os.Getpid
-var _ = strings.TrimSpace

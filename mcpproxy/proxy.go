@@ -179,7 +179,7 @@ func (s *session) drain(ctx context.Context, fromUpstream chan error) (upErr err
 	defer timer.Stop()
 	for {
 		s.mu.Lock()
-		n := s.waitingLocked()
+		n := len(s.pending)
 		s.mu.Unlock()
 		if n == 0 {
 			s.work.Wait()
@@ -246,22 +246,10 @@ type session struct {
 
 // call is a client request forwarded upstream and not answered yet.
 type call struct {
-	method    string
-	tool      string         // tools/call: params.name
-	meta      map[string]any // tools/call: params._meta
-	cursor    bool           // tools/list: a later page was asked for
-	cancelled bool           // the client sent notifications/cancelled for it
-	started   time.Time
-}
-
-func (s *session) waitingLocked() int {
-	n := 0
-	for _, c := range s.pending {
-		if !c.cancelled {
-			n++
-		}
-	}
-	return n
+	method string
+	tool   string         // tools/call: params.name
+	meta   map[string]any // tools/call: params._meta
+	cursor bool           // tools/list: a later page was asked for
 }
 
 // fromClient forwards everything the client sends to the upstream, noting
@@ -319,10 +307,8 @@ func (s *session) fromUpstream(ctx context.Context) error {
 					}
 				case "tools/call":
 					if m.Error != nil {
-						if !c.cancelled {
-							s.work.Add(1)
-							go s.classifyProtocolError(ctx, c, m)
-						}
+						s.work.Add(1)
+						go s.classifyProtocolError(ctx, c, m)
 					} else if isErrorResult(m.Result) {
 						s.work.Add(1)
 						go s.annotateAndSend(ctx, c, m)
@@ -360,7 +346,7 @@ func (s *session) toClient(ctx context.Context, msg jsonrpc.Message) {
 }
 
 func (s *session) track(req *jsonrpc.Request) {
-	c := &call{method: req.Method, started: time.Now()}
+	c := &call{method: req.Method}
 	switch req.Method {
 	case "tools/call":
 		var p struct {
@@ -423,12 +409,12 @@ func (s *session) observeClientNotification(req *jsonrpc.Request) {
 		if err != nil {
 			return
 		}
+		// The client gave up on it. Nobody waits for the answer any more,
+		// and the upstream should not send one; if it does, it is relayed
+		// as it came: an error then is the cancellation's echo, not a tool
+		// failure worth a record.
 		s.mu.Lock()
-		if c := s.pending[id]; c != nil {
-			// The client gave up on it; an error that follows is the
-			// cancellation's echo, not a tool failure, and nobody waits.
-			c.cancelled = true
-		}
+		delete(s.pending, id)
 		s.mu.Unlock()
 		select {
 		case s.drained <- struct{}{}:
@@ -441,10 +427,8 @@ func (s *session) observeClientNotification(req *jsonrpc.Request) {
 func (s *session) failPending(ctx context.Context, message string) {
 	s.mu.Lock()
 	ids := make([]jsonrpc.ID, 0, len(s.pending))
-	for id, c := range s.pending {
-		if !c.cancelled {
-			ids = append(ids, id)
-		}
+	for id := range s.pending {
+		ids = append(ids, id)
 	}
 	s.pending = map[jsonrpc.ID]*call{}
 	s.mu.Unlock()

@@ -39,6 +39,7 @@ func PrincipalFrom(ctx context.Context) (Principal, bool) {
 var scopeFor = map[string]string{
 	toolfailurev1connect.ClassifierServiceName: apikey.ScopeReport,
 	toolfailurev1connect.FailureServiceName:    apikey.ScopeLookup,
+	toolfailurev1connect.RuleServiceName:       apikey.ScopeRules,
 }
 
 // keyCacheTTL bounds how long a revoked key may keep working on a replica

@@ -17,6 +17,7 @@ import (
 	"github.com/omcp/toolfailure/correlation"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/redact"
+	"github.com/omcp/toolfailure/ruleset"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/telemetry"
 )
@@ -52,7 +53,15 @@ func (s *classifierService) Classify(ctx context.Context, req *v1.ClassifyReques
 		return nil, err
 	}
 	now := s.cfg.Now()
-	out := classify.Baseline(in, now)
+	rules, err := s.rulesFor(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	// Tenant rules by priority, then the baseline pack; shadow rules are
+	// evaluated and reported, never applied.
+	verdict := rules.Classify(in, now)
+	logShadows(ctx, s.cfg.Logger, p.TenantID, verdict)
+	out := verdict.Outcome
 
 	id, err := correlation.New(now)
 	if err != nil {
@@ -62,6 +71,8 @@ func (s *classifierService) Classify(ctx context.Context, req *v1.ClassifyReques
 	if err != nil {
 		return nil, err
 	}
+	rec.RuleVersion = verdict.Version
+	rec.Shadow = shadowJSON(verdict.Shadows)
 	if rec.TraceID == "" {
 		// No trace context from the caller: link the record to the trace
 		// this service started, when it is sampled.
@@ -85,12 +96,20 @@ func (s *classifierService) Classify(ctx context.Context, req *v1.ClassifyReques
 }
 
 func (s *classifierService) Explain(ctx context.Context, req *v1.ExplainRequest) (*v1.ExplainResponse, error) {
-	if _, ok := PrincipalFrom(ctx); !ok {
+	p, ok := PrincipalFrom(ctx)
+	if !ok {
 		return nil, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
 	}
 	in, err := s.toInput(req)
 	if err != nil {
 		return nil, err
+	}
+	rules, err := s.rulesFor(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if rules.Len() > 0 {
+		return explainResponse(rules.Explain(in, s.cfg.Now())), nil
 	}
 	out, trail := classify.Explain(in, s.cfg.Now())
 	res := &v1.ExplainResponse{
@@ -109,6 +128,16 @@ func (s *classifierService) Explain(ctx context.Context, req *v1.ExplainRequest)
 		res.Evaluations = append(res.Evaluations, ev)
 	}
 	return res, nil
+}
+
+// rulesFor returns the tenant's compiled rule set from the cache.
+func (s *classifierService) rulesFor(ctx context.Context, p Principal) (*ruleset.Set, error) {
+	rules, err := s.cfg.Rules.Get(ctx, p.TenantID)
+	if err != nil {
+		s.cfg.Logger.ErrorContext(ctx, "load rules", "tenant", p.TenantID, "error", err)
+		return nil, connect.NewError(connect.CodeUnavailable, "the tenant's rules could not be loaded; retry shortly").WithCause(err)
+	}
+	return rules, nil
 }
 
 // toInput checks what protovalidate cannot express (the size and depth of

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"sync"
 	"time"
@@ -597,4 +598,31 @@ func explainResponse(ex ruleset.Explanation) *v1.ExplainResponse {
 		}
 	}
 	return res
+}
+
+// Versions yields (tenant, rule-set version) for every tenant whose set is
+// loaded, for the rule-cache gauge: an operator sees at a glance whether
+// every replica runs the same version. It snapshots under the lock and
+// yields outside it, so a slow consumer never blocks classification.
+func (c *RuleCache) Versions() iter.Seq2[int64, int64] {
+	return func(yield func(int64, int64) bool) {
+		type tv struct{ tenant, version int64 }
+		c.mu.Lock()
+		snap := make([]tv, 0, len(c.entries))
+		for t, e := range c.entries {
+			select {
+			case <-e.ready:
+				if e.set != nil {
+					snap = append(snap, tv{t, e.set.Version()})
+				}
+			default:
+			}
+		}
+		c.mu.Unlock()
+		for _, x := range snap {
+			if !yield(x.tenant, x.version) {
+				return
+			}
+		}
+	}
 }

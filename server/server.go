@@ -26,6 +26,7 @@ import (
 // and store/sqlite satisfy it.
 type Store interface {
 	keyLookup
+	RuleStore
 	InsertFailure(ctx context.Context, f store.Failure) (store.Failure, bool, error)
 	GetFailure(ctx context.Context, tenantID int64, id [16]byte) (store.Failure, error)
 	ListFailures(ctx context.Context, tenantID int64, q store.ListQuery) ([]store.Failure, error)
@@ -70,6 +71,9 @@ type Config struct {
 	// TraceURL builds Failure.traceUrl from the stored trace ID; nil leaves
 	// it empty.
 	TraceURL *telemetry.TraceURLTemplate
+	// Rules caches each tenant's compiled rule set; nil makes one over
+	// Store. Run its Run method to follow changes made on other replicas.
+	Rules *RuleCache
 }
 
 // New returns the service's HTTP handler: every RPC on Connect, gRPC and
@@ -85,6 +89,9 @@ func New(cfg Config) (http.Handler, error) {
 		cfg.Now = time.Now
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
+	if cfg.Rules == nil {
+		cfg.Rules = NewRuleCache(cfg.Store, cfg.Logger)
+	}
 	validator, err := protovalidate.New()
 	if err != nil {
 		return nil, fmt.Errorf("server: build validator: %w", err)
@@ -100,12 +107,13 @@ func New(cfg Config) (http.Handler, error) {
 	)
 	toolfailurev1connect.RegisterClassifierServiceHandler(rpc, &classifierService{cfg: cfg})
 	toolfailurev1connect.RegisterFailureServiceHandler(rpc, &failureService{cfg: cfg})
+	toolfailurev1connect.RegisterRuleServiceHandler(rpc, &ruleService{store: cfg.Store, cache: cfg.Rules, log: cfg.Logger})
 
 	// Reflection describes the schema only, which is public, so it lives on
 	// its own connect.Server without the auth interceptor.
 	reflection := connect.NewServer()
 	grpcreflect.Register(reflection, grpcreflect.WithNamer(grpcreflect.NamerFunc(func() []string {
-		return []string{toolfailurev1connect.ClassifierServiceName, toolfailurev1connect.FailureServiceName}
+		return []string{toolfailurev1connect.ClassifierServiceName, toolfailurev1connect.FailureServiceName, toolfailurev1connect.RuleServiceName}
 	})))
 
 	health := &healthCheck{store: cfg.Store, now: cfg.Now}
@@ -159,7 +167,7 @@ func (h *healthCheck) ping(ctx context.Context) error {
 
 func (h *healthCheck) Check(ctx context.Context, req *grpchealth.CheckRequest) (*grpchealth.CheckResponse, error) {
 	switch req.Service {
-	case "", toolfailurev1connect.ClassifierServiceName, toolfailurev1connect.FailureServiceName:
+	case "", toolfailurev1connect.ClassifierServiceName, toolfailurev1connect.FailureServiceName, toolfailurev1connect.RuleServiceName:
 	default:
 		return nil, connectv1.NewError(connectv1.CodeNotFound, errors.New("unknown service"))
 	}

@@ -325,6 +325,9 @@ func TestListFailuresPagingAndFilters(t *testing.T) {
 		}
 		_, res := b.post(t, classifyPath, b.reportKey, fmt.Sprintf(`{"tool": %q, "error": {"httpStatus": %d}}`, tool, status))
 		want = append([]string{metaOf(t, res)["correlationId"].(string)}, want...) // newest first
+		// IDs order by millisecond; within one they are random (74 random
+		// bits, by the contract), so keep the records a millisecond apart.
+		time.Sleep(2 * time.Millisecond)
 	}
 	var got []string
 	token := ""

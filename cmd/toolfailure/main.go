@@ -31,6 +31,7 @@ func commands() []command {
 		{"keys", "manage API keys (keys create --tenant NAME --scopes report,lookup,rules)", runKeys},
 		{"lookup", "show one failure by correlation ID (talks to a running service)", runLookup},
 		{"failures", "list failures (failures list [filters]; talks to a running service)", runFailures},
+		{"rules", "rule sets: rules apply -f FILE, rules export, rules test -f FILE --case CASE (offline)", runRules},
 		{"conform", "check CallToolResult files against the toolFailure proposal and the MCP schema", runConform},
 	}
 }

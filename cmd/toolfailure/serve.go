@@ -85,7 +85,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "toolfailure: using PostgreSQL at %s\n", where)
 	}
 
-	api, err := server.New(server.Config{Store: b, Logger: log, Telemetry: inst, TraceURL: traceURL})
+	// The rule cache follows changes made on other replicas (LISTEN/NOTIFY
+	// on PostgreSQL, with polling while notifications are down).
+	rules := server.NewRuleCache(b, log)
+	go func() {
+		if err := rules.Run(ctx); err != nil && ctx.Err() == nil {
+			log.Error("rule cache stopped", "error", err)
+		}
+	}()
+	if reg, err := inst.ObserveRuleCache(rules.Versions()); err == nil {
+		defer func() { _ = reg.Unregister() }()
+	}
+	api, err := server.New(server.Config{Store: b, Logger: log, Telemetry: inst, TraceURL: traceURL, Rules: rules})
 	if err != nil {
 		fmt.Fprintln(stderr, "toolfailure serve:", err)
 		return 1
