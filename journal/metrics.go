@@ -4,15 +4,21 @@ import (
 	"context"
 	"fmt"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 )
 
-// RegisterMetrics publishes the journal's Status as OpenTelemetry instruments on meter:
+// RegisterMetrics publishes the journal's Status as OpenTelemetry instruments of provider (nil
+// means the global provider):
 // toolfailure.journal.degraded (1 while the store is unavailable), .pending (records not yet in
 // the store), .size (bytes on disk), and the counters .journaled, .drained and .quarantined. An
 // alert on degraded, or on pending staying above zero, is the signal that the database is down
 // and the journal is carrying the service.
-func (s *Store) RegisterMetrics(meter metric.Meter) (metric.Registration, error) {
+func (s *Store) RegisterMetrics(provider metric.MeterProvider) (metric.Registration, error) {
+	if provider == nil {
+		provider = otel.GetMeterProvider()
+	}
+	meter := provider.Meter("github.com/omcp/toolfailure/journal")
 	degraded, err1 := meter.Int64ObservableGauge("toolfailure.journal.degraded",
 		metric.WithDescription("1 while the store is unavailable and records go to the local journal"))
 	pending, err2 := meter.Int64ObservableGauge("toolfailure.journal.pending",

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"encoding/base64"
 	"errors"
 	"strings"
@@ -142,6 +143,20 @@ func failureProto(f store.Failure, traceURL *telemetry.TraceURLTemplate) (*v1.Fa
 	}
 	if !f.RetryNotBefore.IsZero() {
 		pf.RetryNotBefore = timestamppb.New(f.RetryNotBefore)
+	}
+	if len(f.Shadow) > 0 {
+		var shadows []struct {
+			RuleID    string `json:"ruleId"`
+			Class     string `json:"class"`
+			Code      string `json:"code"`
+			Retryable bool   `json:"retryable"`
+		}
+		if err := json.Unmarshal(f.Shadow, &shadows); err != nil {
+			return nil, connect.NewError(connect.CodeInternal, "decode stored shadow outcomes").WithCause(err)
+		}
+		for _, sh := range shadows {
+			pf.Shadow = append(pf.Shadow, &v1.ShadowOutcome{RuleId: sh.RuleID, Class: classOf(sh.Class), Code: sh.Code, Retryable: sh.Retryable})
+		}
 	}
 	if len(f.Error) > 0 {
 		pf.Error = &v1.RawError{}

@@ -196,6 +196,14 @@ func TestRulesClassifyAndRecord(t *testing.T) {
 	if rec.RuleID != "mail-needs-confirmation" || rec.RuleVersion != 1 || !strings.Contains(string(rec.Shadow), `"shadow-any-send"`) {
 		t.Fatalf("record: rule %q version %d shadow %s", rec.RuleID, rec.RuleVersion, rec.Shadow)
 	}
+	got, err := b.failures(b.allKey).GetFailure(ctx, &v1.GetFailureRequest{CorrelationId: tf.GetCorrelationId()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh := got.GetFailure().GetShadow(); len(sh) != 1 || sh[0].GetRuleId() != "shadow-any-send" ||
+		sh[0].GetClass() != v1.Class_CLASS_GOVERNANCE || sh[0].GetCode() != "policy_blocked" || got.GetFailure().GetRuleVersion() != 1 {
+		t.Fatalf("GetFailure shadow = %v, ruleVersion %d", sh, got.GetFailure().GetRuleVersion())
+	}
 
 	ex, err := b.classifier(b.allKey).Explain(ctx, &v1.ExplainRequest{Tool: "send_email", Error: confirmRequest(t).GetError()})
 	if err != nil {

@@ -39,6 +39,8 @@ type Store interface {
 type Limits struct {
 	// MaxRequestBytes caps one request message (default 1 MiB).
 	MaxRequestBytes int
+	// MaxRuleRequestBytes caps one RuleService message (default 16 MiB).
+	MaxRuleRequestBytes int
 	// MaxDetailsBytes caps error.details once re-encoded as JSON (default 256 KiB).
 	MaxDetailsBytes int
 	// MaxDetailsDepth caps the nesting of error.details (default 32).
@@ -48,6 +50,9 @@ type Limits struct {
 func (l Limits) withDefaults() Limits {
 	if l.MaxRequestBytes <= 0 {
 		l.MaxRequestBytes = 1 << 20
+	}
+	if l.MaxRuleRequestBytes <= 0 {
+		l.MaxRuleRequestBytes = 16 << 20
 	}
 	if l.MaxDetailsBytes <= 0 {
 		l.MaxDetailsBytes = 256 << 10
@@ -127,6 +132,15 @@ func New(cfg Config) (http.Handler, error) {
 		connecthttp.WithReadMaxBytes(cfg.Limits.MaxRequestBytes),
 		connecthttp.WithHTTPGet(),
 		connecthttp.WithCodecs(connectproto.NewBinaryCodec(), strictJSON),
+		// A whole rule set (up to 10,000 rules) arrives in one ReplaceRules
+		// call, so rule management gets a larger message limit than the
+		// hot path.
+		connecthttp.WithConditionalOptions(func(spec connect.Spec) []connecthttp.Option {
+			if serviceOf(spec.Procedure) == toolfailurev1connect.RuleServiceName {
+				return []connecthttp.Option{connecthttp.WithReadMaxBytes(cfg.Limits.MaxRuleRequestBytes)}
+			}
+			return nil
+		}),
 	}
 	connecthttp.Mount(mux, rpc, httpOpts...)
 	connecthttp.Mount(mux, reflection)

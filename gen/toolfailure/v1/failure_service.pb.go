@@ -138,7 +138,10 @@ type Failure struct {
 	// A link to the trace in the operator's tracing UI, built from the
 	// template the service was started with; empty without a template or a
 	// trace ID.
-	TraceUrl      string `protobuf:"bytes,17,opt,name=trace_url,json=traceUrl,proto3" json:"trace_url,omitempty"`
+	TraceUrl string `protobuf:"bytes,17,opt,name=trace_url,json=traceUrl,proto3" json:"trace_url,omitempty"`
+	// Shadow-mode rules that matched and rank above the rule that decided:
+	// what they would have decided, never applied.
+	Shadow        []*ShadowOutcome `protobuf:"bytes,18,rep,name=shadow,proto3" json:"shadow,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -292,6 +295,82 @@ func (x *Failure) GetTraceUrl() string {
 	return ""
 }
 
+func (x *Failure) GetShadow() []*ShadowOutcome {
+	if x != nil {
+		return x.Shadow
+	}
+	return nil
+}
+
+// ShadowOutcome is the would-be outcome of one shadow-mode rule.
+type ShadowOutcome struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RuleId        string                 `protobuf:"bytes,1,opt,name=rule_id,json=ruleId,proto3" json:"rule_id,omitempty"`
+	Class         Class                  `protobuf:"varint,2,opt,name=class,proto3,enum=toolfailure.v1.Class" json:"class,omitempty"`
+	Code          string                 `protobuf:"bytes,3,opt,name=code,proto3" json:"code,omitempty"`
+	Retryable     bool                   `protobuf:"varint,4,opt,name=retryable,proto3" json:"retryable,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShadowOutcome) Reset() {
+	*x = ShadowOutcome{}
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShadowOutcome) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShadowOutcome) ProtoMessage() {}
+
+func (x *ShadowOutcome) ProtoReflect() protoreflect.Message {
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShadowOutcome.ProtoReflect.Descriptor instead.
+func (*ShadowOutcome) Descriptor() ([]byte, []int) {
+	return file_toolfailure_v1_failure_service_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ShadowOutcome) GetRuleId() string {
+	if x != nil {
+		return x.RuleId
+	}
+	return ""
+}
+
+func (x *ShadowOutcome) GetClass() Class {
+	if x != nil {
+		return x.Class
+	}
+	return Class_CLASS_UNSPECIFIED
+}
+
+func (x *ShadowOutcome) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *ShadowOutcome) GetRetryable() bool {
+	if x != nil {
+		return x.Retryable
+	}
+	return false
+}
+
 type ListFailuresRequest struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Filter *FailureFilter         `protobuf:"bytes,1,opt,name=filter,proto3" json:"filter,omitempty"`
@@ -305,7 +384,7 @@ type ListFailuresRequest struct {
 
 func (x *ListFailuresRequest) Reset() {
 	*x = ListFailuresRequest{}
-	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[3]
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -317,7 +396,7 @@ func (x *ListFailuresRequest) String() string {
 func (*ListFailuresRequest) ProtoMessage() {}
 
 func (x *ListFailuresRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[3]
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -330,7 +409,7 @@ func (x *ListFailuresRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFailuresRequest.ProtoReflect.Descriptor instead.
 func (*ListFailuresRequest) Descriptor() ([]byte, []int) {
-	return file_toolfailure_v1_failure_service_proto_rawDescGZIP(), []int{3}
+	return file_toolfailure_v1_failure_service_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ListFailuresRequest) GetFilter() *FailureFilter {
@@ -365,7 +444,7 @@ type ListFailuresResponse struct {
 
 func (x *ListFailuresResponse) Reset() {
 	*x = ListFailuresResponse{}
-	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[4]
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -377,7 +456,7 @@ func (x *ListFailuresResponse) String() string {
 func (*ListFailuresResponse) ProtoMessage() {}
 
 func (x *ListFailuresResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[4]
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -390,7 +469,7 @@ func (x *ListFailuresResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFailuresResponse.ProtoReflect.Descriptor instead.
 func (*ListFailuresResponse) Descriptor() ([]byte, []int) {
-	return file_toolfailure_v1_failure_service_proto_rawDescGZIP(), []int{4}
+	return file_toolfailure_v1_failure_service_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ListFailuresResponse) GetFailures() []*Failure {
@@ -415,7 +494,7 @@ const file_toolfailure_v1_failure_service_proto_rawDesc = "" +
 	"\x11GetFailureRequest\x120\n" +
 	"\x0ecorrelation_id\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01(@R\rcorrelationId\"G\n" +
 	"\x12GetFailureResponse\x121\n" +
-	"\afailure\x18\x01 \x01(\v2\x17.toolfailure.v1.FailureR\afailure\"\xa9\x05\n" +
+	"\afailure\x18\x01 \x01(\v2\x17.toolfailure.v1.FailureR\afailure\"\xe0\x05\n" +
 	"\aFailure\x12%\n" +
 	"\x0ecorrelation_id\x18\x01 \x01(\tR\rcorrelationId\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x16\n" +
@@ -436,7 +515,13 @@ const file_toolfailure_v1_failure_service_proto_rawDesc = "" +
 	"\voccurred_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"occurredAt\x12J\n" +
 	"\x10tool_annotations\x18\x10 \x01(\v2\x1f.toolfailure.v1.ToolAnnotationsR\x0ftoolAnnotations\x12\x1b\n" +
-	"\ttrace_url\x18\x11 \x01(\tR\btraceUrl\"\x9e\x01\n" +
+	"\ttrace_url\x18\x11 \x01(\tR\btraceUrl\x125\n" +
+	"\x06shadow\x18\x12 \x03(\v2\x1d.toolfailure.v1.ShadowOutcomeR\x06shadow\"\x87\x01\n" +
+	"\rShadowOutcome\x12\x17\n" +
+	"\arule_id\x18\x01 \x01(\tR\x06ruleId\x12+\n" +
+	"\x05class\x18\x02 \x01(\x0e2\x15.toolfailure.v1.ClassR\x05class\x12\x12\n" +
+	"\x04code\x18\x03 \x01(\tR\x04code\x12\x1c\n" +
+	"\tretryable\x18\x04 \x01(\bR\tretryable\"\x9e\x01\n" +
 	"\x13ListFailuresRequest\x125\n" +
 	"\x06filter\x18\x01 \x01(\v2\x1d.toolfailure.v1.FailureFilterR\x06filter\x12'\n" +
 	"\tpage_size\x18\x02 \x01(\x05B\n" +
@@ -463,38 +548,41 @@ func file_toolfailure_v1_failure_service_proto_rawDescGZIP() []byte {
 	return file_toolfailure_v1_failure_service_proto_rawDescData
 }
 
-var file_toolfailure_v1_failure_service_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_toolfailure_v1_failure_service_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_toolfailure_v1_failure_service_proto_goTypes = []any{
 	(*GetFailureRequest)(nil),     // 0: toolfailure.v1.GetFailureRequest
 	(*GetFailureResponse)(nil),    // 1: toolfailure.v1.GetFailureResponse
 	(*Failure)(nil),               // 2: toolfailure.v1.Failure
-	(*ListFailuresRequest)(nil),   // 3: toolfailure.v1.ListFailuresRequest
-	(*ListFailuresResponse)(nil),  // 4: toolfailure.v1.ListFailuresResponse
-	(Class)(0),                    // 5: toolfailure.v1.Class
-	(*timestamppb.Timestamp)(nil), // 6: google.protobuf.Timestamp
-	(*RawError)(nil),              // 7: toolfailure.v1.RawError
-	(*ToolAnnotations)(nil),       // 8: toolfailure.v1.ToolAnnotations
-	(*FailureFilter)(nil),         // 9: toolfailure.v1.FailureFilter
+	(*ShadowOutcome)(nil),         // 3: toolfailure.v1.ShadowOutcome
+	(*ListFailuresRequest)(nil),   // 4: toolfailure.v1.ListFailuresRequest
+	(*ListFailuresResponse)(nil),  // 5: toolfailure.v1.ListFailuresResponse
+	(Class)(0),                    // 6: toolfailure.v1.Class
+	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
+	(*RawError)(nil),              // 8: toolfailure.v1.RawError
+	(*ToolAnnotations)(nil),       // 9: toolfailure.v1.ToolAnnotations
+	(*FailureFilter)(nil),         // 10: toolfailure.v1.FailureFilter
 }
 var file_toolfailure_v1_failure_service_proto_depIdxs = []int32{
 	2,  // 0: toolfailure.v1.GetFailureResponse.failure:type_name -> toolfailure.v1.Failure
-	5,  // 1: toolfailure.v1.Failure.class:type_name -> toolfailure.v1.Class
-	6,  // 2: toolfailure.v1.Failure.retry_not_before:type_name -> google.protobuf.Timestamp
-	7,  // 3: toolfailure.v1.Failure.error:type_name -> toolfailure.v1.RawError
-	6,  // 4: toolfailure.v1.Failure.created_at:type_name -> google.protobuf.Timestamp
-	6,  // 5: toolfailure.v1.Failure.occurred_at:type_name -> google.protobuf.Timestamp
-	8,  // 6: toolfailure.v1.Failure.tool_annotations:type_name -> toolfailure.v1.ToolAnnotations
-	9,  // 7: toolfailure.v1.ListFailuresRequest.filter:type_name -> toolfailure.v1.FailureFilter
-	2,  // 8: toolfailure.v1.ListFailuresResponse.failures:type_name -> toolfailure.v1.Failure
-	0,  // 9: toolfailure.v1.FailureService.GetFailure:input_type -> toolfailure.v1.GetFailureRequest
-	3,  // 10: toolfailure.v1.FailureService.ListFailures:input_type -> toolfailure.v1.ListFailuresRequest
-	1,  // 11: toolfailure.v1.FailureService.GetFailure:output_type -> toolfailure.v1.GetFailureResponse
-	4,  // 12: toolfailure.v1.FailureService.ListFailures:output_type -> toolfailure.v1.ListFailuresResponse
-	11, // [11:13] is the sub-list for method output_type
-	9,  // [9:11] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	6,  // 1: toolfailure.v1.Failure.class:type_name -> toolfailure.v1.Class
+	7,  // 2: toolfailure.v1.Failure.retry_not_before:type_name -> google.protobuf.Timestamp
+	8,  // 3: toolfailure.v1.Failure.error:type_name -> toolfailure.v1.RawError
+	7,  // 4: toolfailure.v1.Failure.created_at:type_name -> google.protobuf.Timestamp
+	7,  // 5: toolfailure.v1.Failure.occurred_at:type_name -> google.protobuf.Timestamp
+	9,  // 6: toolfailure.v1.Failure.tool_annotations:type_name -> toolfailure.v1.ToolAnnotations
+	3,  // 7: toolfailure.v1.Failure.shadow:type_name -> toolfailure.v1.ShadowOutcome
+	6,  // 8: toolfailure.v1.ShadowOutcome.class:type_name -> toolfailure.v1.Class
+	10, // 9: toolfailure.v1.ListFailuresRequest.filter:type_name -> toolfailure.v1.FailureFilter
+	2,  // 10: toolfailure.v1.ListFailuresResponse.failures:type_name -> toolfailure.v1.Failure
+	0,  // 11: toolfailure.v1.FailureService.GetFailure:input_type -> toolfailure.v1.GetFailureRequest
+	4,  // 12: toolfailure.v1.FailureService.ListFailures:input_type -> toolfailure.v1.ListFailuresRequest
+	1,  // 13: toolfailure.v1.FailureService.GetFailure:output_type -> toolfailure.v1.GetFailureResponse
+	5,  // 14: toolfailure.v1.FailureService.ListFailures:output_type -> toolfailure.v1.ListFailuresResponse
+	13, // [13:15] is the sub-list for method output_type
+	11, // [11:13] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_toolfailure_v1_failure_service_proto_init() }
@@ -509,7 +597,7 @@ func file_toolfailure_v1_failure_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolfailure_v1_failure_service_proto_rawDesc), len(file_toolfailure_v1_failure_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

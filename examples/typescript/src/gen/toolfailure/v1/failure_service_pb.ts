@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file toolfailure/v1/failure_service.proto.
  */
 export const file_toolfailure_v1_failure_service: GenFile = /*@__PURE__*/
-  fileDesc("CiR0b29sZmFpbHVyZS92MS9mYWlsdXJlX3NlcnZpY2UucHJvdG8SDnRvb2xmYWlsdXJlLnYxIjYKEUdldEZhaWx1cmVSZXF1ZXN0EiEKDmNvcnJlbGF0aW9uX2lkGAEgASgJQgm6SAZyBBABKEAiPgoSR2V0RmFpbHVyZVJlc3BvbnNlEigKB2ZhaWx1cmUYASABKAsyFy50b29sZmFpbHVyZS52MS5GYWlsdXJlIuMDCgdGYWlsdXJlEhYKDmNvcnJlbGF0aW9uX2lkGAEgASgJEgwKBHRvb2wYAiABKAkSDgoGc2VydmVyGAMgASgJEiQKBWNsYXNzGAQgASgOMhUudG9vbGZhaWx1cmUudjEuQ2xhc3MSDAoEY29kZRgFIAEoCRIRCglyZXRyeWFibGUYBiABKAgSNAoQcmV0cnlfbm90X2JlZm9yZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOYWdlbnRfZ3VpZGFuY2UYCCABKAkSJwoFZXJyb3IYCSABKAsyGC50b29sZmFpbHVyZS52MS5SYXdFcnJvchIPCgdydWxlX2lkGAogASgJEhQKDHJ1bGVfdmVyc2lvbhgLIAEoAxIQCgh0cmFjZV9pZBgMIAEoCRIPCgdzcGFuX2lkGA0gASgJEi4KCmNyZWF0ZWRfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC29jY3VycmVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI5ChB0b29sX2Fubm90YXRpb25zGBAgASgLMh8udG9vbGZhaWx1cmUudjEuVG9vbEFubm90YXRpb25zIoEBChNMaXN0RmFpbHVyZXNSZXF1ZXN0Ei0KBmZpbHRlchgBIAEoCzIdLnRvb2xmYWlsdXJlLnYxLkZhaWx1cmVGaWx0ZXISHQoJcGFnZV9zaXplGAIgASgFQgq6SAcaBRjoBygAEhwKCnBhZ2VfdG9rZW4YAyABKAlCCLpIBXIDKIACIloKFExpc3RGYWlsdXJlc1Jlc3BvbnNlEikKCGZhaWx1cmVzGAEgAygLMhcudG9vbGZhaWx1cmUudjEuRmFpbHVyZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkyygEKDkZhaWx1cmVTZXJ2aWNlElgKCkdldEZhaWx1cmUSIS50b29sZmFpbHVyZS52MS5HZXRGYWlsdXJlUmVxdWVzdBoiLnRvb2xmYWlsdXJlLnYxLkdldEZhaWx1cmVSZXNwb25zZSIDkAIBEl4KDExpc3RGYWlsdXJlcxIjLnRvb2xmYWlsdXJlLnYxLkxpc3RGYWlsdXJlc1JlcXVlc3QaJC50b29sZmFpbHVyZS52MS5MaXN0RmFpbHVyZXNSZXNwb25zZSIDkAIBQj5aPGdpdGh1Yi5jb20vb21jcC90b29sZmFpbHVyZS9nZW4vdG9vbGZhaWx1cmUvdjE7dG9vbGZhaWx1cmV2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_timestamp, file_toolfailure_v1_types]);
+  fileDesc("CiR0b29sZmFpbHVyZS92MS9mYWlsdXJlX3NlcnZpY2UucHJvdG8SDnRvb2xmYWlsdXJlLnYxIjYKEUdldEZhaWx1cmVSZXF1ZXN0EiEKDmNvcnJlbGF0aW9uX2lkGAEgASgJQgm6SAZyBBABKEAiPgoSR2V0RmFpbHVyZVJlc3BvbnNlEigKB2ZhaWx1cmUYASABKAsyFy50b29sZmFpbHVyZS52MS5GYWlsdXJlIqUECgdGYWlsdXJlEhYKDmNvcnJlbGF0aW9uX2lkGAEgASgJEgwKBHRvb2wYAiABKAkSDgoGc2VydmVyGAMgASgJEiQKBWNsYXNzGAQgASgOMhUudG9vbGZhaWx1cmUudjEuQ2xhc3MSDAoEY29kZRgFIAEoCRIRCglyZXRyeWFibGUYBiABKAgSNAoQcmV0cnlfbm90X2JlZm9yZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOYWdlbnRfZ3VpZGFuY2UYCCABKAkSJwoFZXJyb3IYCSABKAsyGC50b29sZmFpbHVyZS52MS5SYXdFcnJvchIPCgdydWxlX2lkGAogASgJEhQKDHJ1bGVfdmVyc2lvbhgLIAEoAxIQCgh0cmFjZV9pZBgMIAEoCRIPCgdzcGFuX2lkGA0gASgJEi4KCmNyZWF0ZWRfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC29jY3VycmVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI5ChB0b29sX2Fubm90YXRpb25zGBAgASgLMh8udG9vbGZhaWx1cmUudjEuVG9vbEFubm90YXRpb25zEhEKCXRyYWNlX3VybBgRIAEoCRItCgZzaGFkb3cYEiADKAsyHS50b29sZmFpbHVyZS52MS5TaGFkb3dPdXRjb21lImcKDVNoYWRvd091dGNvbWUSDwoHcnVsZV9pZBgBIAEoCRIkCgVjbGFzcxgCIAEoDjIVLnRvb2xmYWlsdXJlLnYxLkNsYXNzEgwKBGNvZGUYAyABKAkSEQoJcmV0cnlhYmxlGAQgASgIIoEBChNMaXN0RmFpbHVyZXNSZXF1ZXN0Ei0KBmZpbHRlchgBIAEoCzIdLnRvb2xmYWlsdXJlLnYxLkZhaWx1cmVGaWx0ZXISHQoJcGFnZV9zaXplGAIgASgFQgq6SAcaBRjoBygAEhwKCnBhZ2VfdG9rZW4YAyABKAlCCLpIBXIDKIACIloKFExpc3RGYWlsdXJlc1Jlc3BvbnNlEikKCGZhaWx1cmVzGAEgAygLMhcudG9vbGZhaWx1cmUudjEuRmFpbHVyZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkyygEKDkZhaWx1cmVTZXJ2aWNlElgKCkdldEZhaWx1cmUSIS50b29sZmFpbHVyZS52MS5HZXRGYWlsdXJlUmVxdWVzdBoiLnRvb2xmYWlsdXJlLnYxLkdldEZhaWx1cmVSZXNwb25zZSIDkAIBEl4KDExpc3RGYWlsdXJlcxIjLnRvb2xmYWlsdXJlLnYxLkxpc3RGYWlsdXJlc1JlcXVlc3QaJC50b29sZmFpbHVyZS52MS5MaXN0RmFpbHVyZXNSZXNwb25zZSIDkAIBQj5aPGdpdGh1Yi5jb20vb21jcC90b29sZmFpbHVyZS9nZW4vdG9vbGZhaWx1cmUvdjE7dG9vbGZhaWx1cmV2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_timestamp, file_toolfailure_v1_types]);
 
 /**
  * @generated from message toolfailure.v1.GetFailureRequest
@@ -146,6 +146,23 @@ export type Failure = Message<"toolfailure.v1.Failure"> & {
    * @generated from field: toolfailure.v1.ToolAnnotations tool_annotations = 16;
    */
   toolAnnotations?: ToolAnnotations | undefined;
+
+  /**
+   * A link to the trace in the operator's tracing UI, built from the
+   * template the service was started with; empty without a template or a
+   * trace ID.
+   *
+   * @generated from field: string trace_url = 17;
+   */
+  traceUrl: string;
+
+  /**
+   * Shadow-mode rules that matched and rank above the rule that decided:
+   * what they would have decided, never applied.
+   *
+   * @generated from field: repeated toolfailure.v1.ShadowOutcome shadow = 18;
+   */
+  shadow: ShadowOutcome[];
 };
 
 /**
@@ -154,6 +171,40 @@ export type Failure = Message<"toolfailure.v1.Failure"> & {
  */
 export const FailureSchema: GenMessage<Failure> = /*@__PURE__*/
   messageDesc(file_toolfailure_v1_failure_service, 2);
+
+/**
+ * ShadowOutcome is the would-be outcome of one shadow-mode rule.
+ *
+ * @generated from message toolfailure.v1.ShadowOutcome
+ */
+export type ShadowOutcome = Message<"toolfailure.v1.ShadowOutcome"> & {
+  /**
+   * @generated from field: string rule_id = 1;
+   */
+  ruleId: string;
+
+  /**
+   * @generated from field: toolfailure.v1.Class class = 2;
+   */
+  class: Class;
+
+  /**
+   * @generated from field: string code = 3;
+   */
+  code: string;
+
+  /**
+   * @generated from field: bool retryable = 4;
+   */
+  retryable: boolean;
+};
+
+/**
+ * Describes the message toolfailure.v1.ShadowOutcome.
+ * Use `create(ShadowOutcomeSchema)` to create a new message.
+ */
+export const ShadowOutcomeSchema: GenMessage<ShadowOutcome> = /*@__PURE__*/
+  messageDesc(file_toolfailure_v1_failure_service, 3);
 
 /**
  * @generated from message toolfailure.v1.ListFailuresRequest
@@ -184,7 +235,7 @@ export type ListFailuresRequest = Message<"toolfailure.v1.ListFailuresRequest"> 
  * Use `create(ListFailuresRequestSchema)` to create a new message.
  */
 export const ListFailuresRequestSchema: GenMessage<ListFailuresRequest> = /*@__PURE__*/
-  messageDesc(file_toolfailure_v1_failure_service, 3);
+  messageDesc(file_toolfailure_v1_failure_service, 4);
 
 /**
  * @generated from message toolfailure.v1.ListFailuresResponse
@@ -208,7 +259,7 @@ export type ListFailuresResponse = Message<"toolfailure.v1.ListFailuresResponse"
  * Use `create(ListFailuresResponseSchema)` to create a new message.
  */
 export const ListFailuresResponseSchema: GenMessage<ListFailuresResponse> = /*@__PURE__*/
-  messageDesc(file_toolfailure_v1_failure_service, 4);
+  messageDesc(file_toolfailure_v1_failure_service, 5);
 
 /**
  * FailureService answers support engineers: from a correlation ID a user
