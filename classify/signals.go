@@ -167,6 +167,11 @@ func httpFromMessage(msg string) (int32, bool) {
 	if len(msg) > maxTextPart {
 		msg = msg[:maxTextPart]
 	}
+	// Every pattern captures a 4xx or 5xx status; without three such digits in a row none can
+	// match, and running nine regular expressions over the message is most of Baseline's cost.
+	if !hasStatusDigits(msg) {
+		return 0, false
+	}
 	for _, re := range httpStatusRes {
 		if m := re.FindStringSubmatch(msg); m != nil {
 			n, _ := strconv.Atoi(m[1])
@@ -175,6 +180,18 @@ func httpFromMessage(msg string) (int32, bool) {
 	}
 	return 0, false
 }
+
+// hasStatusDigits reports whether s holds a 4 or 5 followed by two more ASCII digits.
+func hasStatusDigits(s string) bool {
+	for i := 0; i+2 < len(s); i++ {
+		if (s[i] == '4' || s[i] == '5') && isDigit(s[i+1]) && isDigit(s[i+2]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func httpFromHTMLTitle(body string) (int32, bool) {
 	if len(body) > maxTextPart {
@@ -198,6 +215,11 @@ var grpcNames = map[string]int32{
 func grpcFromMessage(msg string) (int32, bool) {
 	if len(msg) > maxTextPart {
 		msg = msg[:maxTextPart]
+	}
+	// A literal prefilter: each pattern needs one of these, and most messages have none.
+	if !strings.Contains(msg, "code = ") && !strings.Contains(msg, "StatusCode.") &&
+		!strings.Contains(msg, "grpc") && (msg == "" || msg[0] < '0' || msg[0] > '9') {
+		return 0, false
 	}
 	for _, re := range []*regexp.Regexp{grpcGoRe, grpcPyRe} {
 		if m := re.FindStringSubmatch(msg); m != nil {
@@ -223,6 +245,9 @@ func grpcFromMessage(msg string) (int32, bool) {
 func jsonrpcFromMessage(msg string) (int32, bool) {
 	if len(msg) > maxTextPart {
 		msg = msg[:maxTextPart]
+	}
+	if !strings.Contains(msg, "-32") { // the pattern's only literal that case cannot change
+		return 0, false
 	}
 	if m := jsonrpcRe.FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])

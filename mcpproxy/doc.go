@@ -87,13 +87,14 @@
 // happened, with the child's exit status, and the client connection is
 // closed. Over stdio the proxy then exits with status 1, which every MCP
 // host reports as a server that stopped; over HTTP the session is gone, so
-// the client's next request gets 404 and, as the specification asks, it
-// starts a new session, which starts a new child. No client waits forever.
+// the client's next request gets 404, the specification's signal to start a
+// new session, which starts a new child. No client waits forever.
 //
-// When the client goes away first (end of input on stdin, DELETE over HTTP),
-// calls already forwarded may still be answered for a short grace period,
-// then the upstream is closed: for a child, its stdin is closed and it gets
-// two seconds to exit before SIGTERM.
+// When the client's input ends first (a script that writes its requests and
+// closes the pipe), calls already forwarded are still answered, for up to a
+// grace period; then the upstream is closed: for a child, its stdin is
+// closed and it gets two seconds to exit before SIGTERM. A DELETE over HTTP,
+// or an idle HTTP session, ends the session at once.
 //
 // # Transports
 //

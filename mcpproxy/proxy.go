@@ -88,11 +88,13 @@ func New(cfg Config) (*Proxy, error) {
 // until one side ends or ctx is done. Both connections are closed when it
 // returns.
 //
-// It returns nil when the client ended the session (end of input) or ctx
-// was cancelled, and an error wrapping ErrUpstreamClosed when the upstream
-// went away first; in that case every call the client was still waiting for
-// has been answered with a JSON-RPC error (CodeConnectionClosed) that says
-// why, before the client connection was closed.
+// When the client ends its input, calls already forwarded are still
+// answered for up to Config.ShutdownGrace before the upstream is closed. It
+// returns nil when the client ended the session or ctx was cancelled, and an
+// error wrapping ErrUpstreamClosed when the upstream went away while the
+// session still needed it; in that case every call the client was still
+// waiting for has been answered with a JSON-RPC error (CodeConnectionClosed)
+// that says why, before the client connection was closed.
 func (p *Proxy) Relay(ctx context.Context, client, upstream mcp.Transport) error {
 	up, err := upstream.Connect(ctx)
 	if err != nil {

@@ -256,8 +256,7 @@ func (c *httpUpstreamConn) Write(ctx context.Context, msg jsonrpc.Message) error
 // An upstream that refused the call with a JSON-RPC error in the HTTP body
 // is quoted exactly; any other failure is the proxy's CodeConnectionClosed.
 func errorAnswer(id jsonrpc.ID, err error) *jsonrpc.Response {
-	var werr *jsonrpc.Error
-	if errors.As(err, &werr) {
+	if werr := upstreamWireError(err); werr != nil {
 		return &jsonrpc.Response{ID: id, Error: werr}
 	}
 	return &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{
@@ -265,6 +264,36 @@ func errorAnswer(id jsonrpc.ID, err error) *jsonrpc.Response {
 		Message: "toolfailure proxy: the upstream MCP server did not take the request: " + err.Error(),
 	}}
 }
+
+// upstreamWireError finds the JSON-RPC error the upstream answered with in
+// err's tree. The SDK's transport wraps every failed POST in a JSON-RPC
+// error of its own ("rejected by transport", -32005), which says nothing
+// about the upstream and is skipped.
+func upstreamWireError(err error) *jsonrpc.Error {
+	var walk func(error) *jsonrpc.Error
+	walk = func(e error) *jsonrpc.Error {
+		if e == nil {
+			return nil
+		}
+		if we, ok := e.(*jsonrpc.Error); ok && !(we.Code == codeRejectedByTransport && we.Message == "rejected by transport") {
+			return we
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() error }:
+			return walk(u.Unwrap())
+		case interface{ Unwrap() []error }:
+			for _, x := range u.Unwrap() {
+				if we := walk(x); we != nil {
+					return we
+				}
+			}
+		}
+		return nil
+	}
+	return walk(err)
+}
+
+const codeRejectedByTransport = -32005
 
 func (c *httpUpstreamConn) deliver(msg jsonrpc.Message) {
 	select {

@@ -33,6 +33,7 @@ func commands() []command {
 		{"failures", "list failures (failures list [filters]; talks to a running service)", runFailures},
 		{"rules", "rule sets: rules apply -f FILE, rules export, rules test -f FILE --case CASE (offline)", runRules},
 		{"conform", "check CallToolResult files against the toolFailure proposal and the MCP schema", runConform},
+		{"proxy", "front an MCP server (-- COMMAND ARG… or --upstream URL) and add toolFailure to its failed tool results", runProxy},
 	}
 }
 

@@ -30,14 +30,40 @@
 // goose's version table is named toolfailure_goose_db_version so that it cannot be mistaken for
 // another application's goose table in a shared schema.
 //
-// # Writes
+// # Writes: group commit
 //
-// InsertFailure is one statement, INSERT … ON CONFLICT DO NOTHING RETURNING, and so one round trip
-// in the common case; only a replay of an idempotency key costs a second query to read the record
-// that won. PostgreSQL resolves racing inserts of the same key on the unique index, so exactly one
-// of them writes and the others read that row. Writes are committed one by one for now; batching
-// concurrent inserts into one commit (group commit) is planned and would live behind InsertFailure
-// without changing its contract.
+// What limits inserts is not the statement but the commit: each one waits for a WAL flush. So
+// InsertFailure does not commit alone. Concurrent calls hand their rows to one writer goroutine per
+// store, which sends them as one INSERT … SELECT FROM unnest(…) (one array per column, so the
+// statement and its prepared plan are the same for any batch size) in its own transaction, and
+// answers each caller only after that COMMIT. The durability promise is unchanged: a caller is
+// answered after its row is committed. One round trip and one flush are shared by the whole batch.
+//
+// The writer flushes as soon as its queue is empty; rows that arrive while a batch is being
+// committed form the next batch, so batches grow with load by themselves and an idle service adds
+// no latency. Three URL parameters tune it (they are taken out of the URL before pgx sees it):
+//
+//   - group_commit_max_batch (default 256): rows per statement at most;
+//   - group_commit_max_wait (default 0): how long the writer lingers for more rows after the
+//     first, e.g. 200us; worth it only when the disk's flush, not the CPU, is the limit;
+//   - group_commit_write_timeout (default 10s): the bound on one batch's statement, so that a
+//     database that stopped answering cannot hold every queued caller forever.
+//
+// The queue holds four batches; beyond that callers wait to enqueue, which bounds memory when the
+// database is slower than the callers.
+//
+// Batching must not change what a caller sees. Rows that share an idempotency key inside a batch
+// are sent once, and the others get that record (created=false), as if they had come just after
+// it; the same ID sent twice is a replay with the same key and a conflict without one. A key
+// already in the table is resolved by ON CONFLICT … DO NOTHING on the partial unique index, which
+// waits for a concurrent holder to commit, and then read back. One bad row must not fail its
+// neighbours: rows are checked against the schema's rules before they are queued
+// (store.CheckFailure), and when a batch still fails on a row's data (SQLSTATE classes 22 and 23,
+// e.g. a tenant that does not exist, or text that jsonb refuses) nothing of it was written, so its
+// rows are retried one by one and only the culprit fails. When the batch fails because the
+// database is unavailable, every caller gets an error wrapping store.ErrUnavailable, which the
+// outage journal (package journal) acts on. Close writes every row that was queued before it
+// returns, so a graceful shutdown drops nothing.
 //
 // # Rules
 //
@@ -51,4 +77,10 @@
 // reconnects with backoff when it breaks, reporting the gap (store.RuleWatchLost) so that caches
 // check versions until notifications flow again (store.RuleWatchStarted). The schema in the payload
 // keeps deployments that share a database (or parallel tests) from waking each other.
+//
+// # Retention
+//
+// SetRetention stores a tenant's retention in days; PurgeExpired deletes expired records in
+// batches by a range of the primary key, each batch its own short transaction. Why batched deletes
+// rather than dropping time partitions is explained in migrations/postgres/00003_retention.sql.
 package postgres

@@ -1,0 +1,47 @@
+// Package bench is `toolfailure bench`: a side-by-side benchmark that says what the service costs,
+// measured against the least that any Connect service on the same machine could cost.
+//
+// A number like "7,000 requests/s" means little on its own: it depends on the machine, on what
+// else runs there, and on the load generator, which shares the cores. So one run starts two
+// processes from the same binary and drives both with the same load:
+//
+//   - a zero-work handler (`toolfailure bench zero-work`): the same framework (connect-go), codecs,
+//     HTTP server settings and response shape as Classify, a bearer-key check and a random
+//     correlation ID, and nothing else;
+//   - the real service (`toolfailure serve`) on PostgreSQL, in a schema that the run creates and
+//     drops, with the flags given in --serve-args.
+//
+// The load is a closed loop of callers (32 for throughput, 4 for the latency floor), each sending
+// Connect JSON requests over HTTP/1.1 keep-alive connections, cycling through a fixed mix of
+// realistic raw errors (requestMix). Measurements alternate between the two targets, and the order
+// flips every round, so that drift of the machine (other work, thermal limits) does not favour one.
+// Each measurement is preceded by an unmeasured warm-up.
+//
+// For every measurement it prints requests/s, p50 and p99 latency, CPU microseconds per request of
+// the target process and, for the service, of the PostgreSQL processes that did its work (its own
+// connections, found in pg_stat_activity by an application name unique to the run, plus the WAL
+// writer, checkpointer and background writer), all read from /proc/<pid>/stat; and the resident
+// set size. The summary gives, for the throughput load, the ratio service/zero-work of requests/s
+// and of CPU per request, with the median and the spread over the rounds, the service's p99 at the
+// latency load, and its peak RSS, each against its floor:
+//
+//	throughput ratio >= 0.50 at 32 callers    p99 <= 5 ms at 4 callers
+//	CPU per request <= 2.0x the zero-work's   peak RSS <= 150 MB
+//
+// The CPU of PostgreSQL can only be read when the database runs on the same machine; otherwise it
+// is reported as n/a. The WAL writer and checkpointer serve every database of the server, so on a
+// shared server the numbers include some of other users' work.
+//
+// With --seed N the run then adds N records with COPY (in time order over 30 days, as a service
+// would have written them, then VACUUM ANALYZE), starts a fresh service, and measures what a
+// support engineer waits for: GetFailure of 2,000 random records (p50, p99; floor p99 <= 2 ms) and
+// the first page of ListFailures unfiltered and with each kind of filter (floor p50 <= 20 ms), and
+// it reports the table's size per record, indexes included. --schema keeps the schema, so that a
+// seeded table can be measured again with --lookups and no new seeding.
+//
+// Run it on a quiet machine; everything shares the cores, which is the point of the ratio, but a
+// busy neighbour still moves the spread.
+//
+//	toolfailure bench --database-url postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
+//	toolfailure bench --rounds 0 --seed 10000000
+package bench
