@@ -143,11 +143,16 @@ func (a *Annotator) Middleware(next mcp.MethodHandler) mcp.MethodHandler {
 // a miss is logged and counted, and the caller sends what it gets back.
 //
 // requestMeta is the tools/call request's _meta, read for the W3C
-// traceparent. annotations may be nil (then the tool is reported without
-// them). res is never modified; a copy is returned, so that a handler that
-// returns a shared result value is safe.
+// traceparent. annotations may be nil: then AnnotatorConfig.Annotations is
+// asked, if set, and otherwise the tool is reported without them. res is
+// never modified; a copy is returned, so that a handler that returns a
+// shared result value is safe.
 func (a *Annotator) Annotate(ctx context.Context, tool string, requestMeta map[string]any, annotations *mcp.ToolAnnotations, res *mcp.CallToolResult) *mcp.CallToolResult {
-	return a.annotate(ctx, tool, requestMeta, func(context.Context, string) *mcp.ToolAnnotations { return annotations }, res)
+	lookup := func(context.Context, string) *mcp.ToolAnnotations { return annotations }
+	if annotations == nil {
+		lookup = nil // annotate falls back to the configured source
+	}
+	return a.annotate(ctx, tool, requestMeta, lookup, res)
 }
 
 func (a *Annotator) annotate(ctx context.Context, tool string, requestMeta map[string]any,
