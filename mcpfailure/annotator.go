@@ -178,14 +178,14 @@ func (a *Annotator) annotate(ctx context.Context, tool string, requestMeta map[s
 		Tool:        tool,
 		Server:      a.cfg.Server,
 		Error:       rawError(res),
-		Traceparent: traceparentOf(requestMeta),
+		Traceparent: Traceparent(requestMeta),
 		OccurredAt:  timestamppb.New(start),
 	}
 	if annotations == nil {
 		annotations = a.cfg.Annotations
 	}
 	if annotations != nil {
-		req.ToolAnnotations = annotationsProto(annotations(ctx, tool))
+		req.ToolAnnotations = AnnotationsProto(annotations(ctx, tool))
 	}
 	resp, err := a.cfg.Classifier.Classify(ctx, req)
 	if err == nil {
@@ -281,7 +281,9 @@ func annotationsFromServer(ctx context.Context, next mcp.MethodHandler, session 
 	return nil
 }
 
-func annotationsProto(a *mcp.ToolAnnotations) *toolfailurev1.ToolAnnotations {
+// AnnotationsProto converts a tool's MCP annotations into the service's
+// form; nil stays nil. The proxy uses it too.
+func AnnotationsProto(a *mcp.ToolAnnotations) *toolfailurev1.ToolAnnotations {
 	if a == nil {
 		return nil
 	}
@@ -303,10 +305,10 @@ func annotationsProto(a *mcp.ToolAnnotations) *toolfailurev1.ToolAnnotations {
 
 var traceparentPattern = regexp.MustCompile(`^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
 
-// traceparentOf reads params._meta.traceparent, the MCP convention for
+// Traceparent reads params._meta.traceparent, the MCP convention for
 // carrying W3C trace context. A malformed value is dropped rather than sent:
 // the service would refuse the whole request over it.
-func traceparentOf(meta map[string]any) string {
+func Traceparent(meta map[string]any) string {
 	tp, _ := meta["traceparent"].(string)
 	if !traceparentPattern.MatchString(tp) {
 		return ""

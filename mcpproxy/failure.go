@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"strings"
 	"time"
 
@@ -180,8 +179,8 @@ func (s *session) classifyProtocolError(ctx context.Context, c *call, resp *json
 		Tool:            c.tool,
 		Server:          s.label(),
 		Error:           raw,
-		ToolAnnotations: annotationsProto(s.annotations(ctx, c)),
-		Traceparent:     traceparentOf(c.meta),
+		ToolAnnotations: mcpfailure.AnnotationsProto(s.annotations(ctx, c)),
+		Traceparent:     mcpfailure.Traceparent(c.meta),
 		OccurredAt:      timestamppb.New(time.Now()),
 	}
 	if req.Tool == "" {
@@ -217,35 +216,6 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "")
-}
-
-var traceparentPattern = regexp.MustCompile(`^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
-
-// traceparentOf reads params._meta.traceparent; a malformed value is dropped
-// because the service would refuse the whole request over it.
-func traceparentOf(meta map[string]any) string {
-	tp, _ := meta["traceparent"].(string)
-	if !traceparentPattern.MatchString(tp) {
-		return ""
-	}
-	return tp
-}
-
-func annotationsProto(a *mcp.ToolAnnotations) *toolfailurev1.ToolAnnotations {
-	if a == nil {
-		return nil
-	}
-	idempotent, readOnly := a.IdempotentHint, a.ReadOnlyHint
-	out := &toolfailurev1.ToolAnnotations{IdempotentHint: &idempotent, ReadOnlyHint: &readOnly}
-	if a.DestructiveHint != nil {
-		v := *a.DestructiveHint
-		out.DestructiveHint = &v
-	}
-	if a.OpenWorldHint != nil {
-		v := *a.OpenWorldHint
-		out.OpenWorldHint = &v
-	}
-	return out
 }
 
 // annotations returns the tool's annotations from the upstream's tools/list.

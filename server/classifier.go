@@ -143,10 +143,41 @@ func (s *classifierService) rulesFor(ctx context.Context, p Principal) (*ruleset
 // toInput checks what protovalidate cannot express (the size and depth of
 // free-form details) and maps the wire request into the domain's input.
 func (s *classifierService) toInput(req classifyInput) (*classify.Input, error) {
-	e := req.GetError()
-	if err := s.checkDetails(e.GetDetails()); err != nil {
+	if err := s.checkDetails(req.GetError().GetDetails()); err != nil {
 		return nil, err
 	}
+	return ClassifyInput(req), nil
+}
+
+func (s *classifierService) checkDetails(v *structpb.Value) error {
+	if v == nil {
+		return nil
+	}
+	if depth(v, 0, s.cfg.Limits.MaxDetailsDepth) > s.cfg.Limits.MaxDetailsDepth {
+		return connect.NewError(connect.CodeInvalidArgument,
+			fmt.Sprintf("invalid request: error.details: nesting deeper than %d levels", s.cfg.Limits.MaxDetailsDepth))
+	}
+	b, err := protojson.Marshal(v)
+	if err != nil {
+		return connect.NewError(connect.CodeInvalidArgument, "invalid request: error.details: "+err.Error())
+	}
+	if len(b) > s.cfg.Limits.MaxDetailsBytes {
+		return connect.NewError(connect.CodeInvalidArgument,
+			fmt.Sprintf("invalid request: error.details: larger than %d bytes", s.cfg.Limits.MaxDetailsBytes))
+	}
+	return nil
+}
+
+// ClassifyInput maps a Classify or Explain request into the domain's
+// input, exactly as the service does before classifying; "rules test"
+// uses it to run offline with the same mapping.
+func ClassifyInput(req interface {
+	GetTool() string
+	GetServer() string
+	GetError() *v1.RawError
+	GetToolAnnotations() *v1.ToolAnnotations
+}) *classify.Input {
+	e := req.GetError()
 	in := &classify.Input{
 		Tool:   req.GetTool(),
 		Server: req.GetServer(),
@@ -171,26 +202,7 @@ func (s *classifierService) toInput(req classifyInput) (*classify.Input, error) 
 			OpenWorldHint:   a.OpenWorldHint,
 		}
 	}
-	return in, nil
-}
-
-func (s *classifierService) checkDetails(v *structpb.Value) error {
-	if v == nil {
-		return nil
-	}
-	if depth(v, 0, s.cfg.Limits.MaxDetailsDepth) > s.cfg.Limits.MaxDetailsDepth {
-		return connect.NewError(connect.CodeInvalidArgument,
-			fmt.Sprintf("invalid request: error.details: nesting deeper than %d levels", s.cfg.Limits.MaxDetailsDepth))
-	}
-	b, err := protojson.Marshal(v)
-	if err != nil {
-		return connect.NewError(connect.CodeInvalidArgument, "invalid request: error.details: "+err.Error())
-	}
-	if len(b) > s.cfg.Limits.MaxDetailsBytes {
-		return connect.NewError(connect.CodeInvalidArgument,
-			fmt.Sprintf("invalid request: error.details: larger than %d bytes", s.cfg.Limits.MaxDetailsBytes))
-	}
-	return nil
+	return in
 }
 
 // depth measures nesting, stopping early once it exceeds limit.

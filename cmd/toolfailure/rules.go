@@ -18,6 +18,7 @@ import (
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
 	"github.com/omcp/toolfailure/ruleset"
+	"github.com/omcp/toolfailure/server"
 )
 
 const rulesUsage = `usage:
@@ -325,37 +326,7 @@ func readCase(path string) (*classify.Input, testCase, error) {
 	if req.GetTool() == "" {
 		return nil, tc, errors.New("request: tool is required")
 	}
-	return inputOf(req), tc, nil
-}
-
-// inputOf maps a request as the service does before classifying it.
-func inputOf(req *v1.ClassifyRequest) *classify.Input {
-	e := req.GetError()
-	in := &classify.Input{
-		Tool:   req.GetTool(),
-		Server: req.GetServer(),
-		Error: classify.RawError{
-			Message:     e.GetMessage(),
-			Type:        e.GetType(),
-			HTTPStatus:  e.HttpStatus,
-			GRPCCode:    e.GrpcCode,
-			JSONRPCCode: e.JsonrpcCode,
-			RetryAfter:  e.GetRetryAfter(),
-			Attributes:  e.GetAttributes(),
-		},
-	}
-	if d := e.GetDetails(); d != nil {
-		in.Error.Details = d.AsInterface()
-	}
-	if a := req.GetToolAnnotations(); a != nil {
-		in.Annotations = classify.Annotations{
-			IdempotentHint:  a.IdempotentHint,
-			ReadOnlyHint:    a.ReadOnlyHint,
-			DestructiveHint: a.DestructiveHint,
-			OpenWorldHint:   a.OpenWorldHint,
-		}
-	}
-	return in
+	return server.ClassifyInput(req), tc, nil
 }
 
 func printExplanation(w io.Writer, path string, ex ruleset.Explanation) {
