@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os/exec"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -88,7 +89,12 @@ func Run(ctx context.Context, cfg Config) (ok bool, err error) {
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(cfg.Log, "bench: "+format+"\n", args...) }
 
-	admin, err := pgx.Connect(ctx, cfg.DatabaseURL)
+	// The store's own settings (group_commit_…) are for the service; PostgreSQL would refuse them.
+	adminURL, err := storeParamsRemoved(cfg.DatabaseURL)
+	if err != nil {
+		return false, err
+	}
+	admin, err := pgx.Connect(ctx, adminURL)
 	if err != nil {
 		return false, fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
@@ -443,6 +449,22 @@ func freeAddr() (string, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().String(), nil
+}
+
+// storeParamsRemoved returns the URL without the store's group_commit_… parameters.
+func storeParamsRemoved(databaseURL string) (string, error) {
+	u, err := url.Parse(databaseURL)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return "", errors.New("the benchmark needs a postgres:// database URL")
+	}
+	q := u.Query()
+	for k := range q {
+		if strings.HasPrefix(k, "group_commit_") {
+			q.Del(k)
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String(), nil
 }
 
 // withParams sets query parameters of a postgres:// URL.

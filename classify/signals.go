@@ -181,10 +181,15 @@ func httpFromMessage(msg string) (int32, bool) {
 	return 0, false
 }
 
-// hasStatusDigits reports whether s holds a 4 or 5 followed by two more ASCII digits.
+// hasStatusDigits reports whether s holds a 4 or 5 and two more ASCII digits that are followed
+// by the end or by a byte that is not an ASCII word character: every pattern of httpStatusRes
+// requires that much (each ends its capture with \b, a space, a comma, a colon, a dash or a
+// parenthesis), so a message without it cannot match any of them. Numbers inside identifiers and
+// keys ("40001", "sk_live_51…456789") are the common case that this skips.
 func hasStatusDigits(s string) bool {
 	for i := 0; i+2 < len(s); i++ {
-		if (s[i] == '4' || s[i] == '5') && isDigit(s[i+1]) && isDigit(s[i+2]) {
+		if (s[i] == '4' || s[i] == '5') && isDigit(s[i+1]) && isDigit(s[i+2]) &&
+			(i+3 == len(s) || !isWordByte(s[i+3])) {
 			return true
 		}
 	}
@@ -192,6 +197,11 @@ func hasStatusDigits(s string) bool {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// isWordByte is regexp's \w for one byte: ASCII letters, digits and underscore.
+func isWordByte(c byte) bool {
+	return isDigit(c) || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
 
 func httpFromHTMLTitle(body string) (int32, bool) {
 	if len(body) > maxTextPart {

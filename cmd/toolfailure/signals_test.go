@@ -23,12 +23,24 @@ import (
 	"github.com/omcp/toolfailure/store/postgres"
 )
 
+// binDir holds the binary that the fault tests build; TestMain removes it.
+var binDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
 // binary builds cmd/toolfailure once per test run: the fault tests kill a real process.
 var binary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "toolfailure-bin-")
 	if err != nil {
 		return "", err
 	}
+	binDir = dir
 	path := filepath.Join(dir, "toolfailure")
 	out, err := exec.Command("go", "build", "-o", path, ".").CombinedOutput()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -35,14 +36,21 @@ const (
 	// DefaultWriteTimeout bounds one batch's statement, so that a database that stopped answering
 	// without closing the connection cannot hold the writer, and every queued caller, forever.
 	DefaultWriteTimeout = 10 * time.Second
+	// DefaultWriters is how many batches may be in flight at once. With one, a row that arrives
+	// while a batch commits waits for that commit and then its own: up to two commit latencies.
+	// With two, the second writer takes it at once, and PostgreSQL merges the two commits' WAL
+	// flushes when they coincide; more than a few only splits the rows into smaller batches.
+	DefaultWriters = 2
 
 	paramMaxBatch     = "group_commit_max_batch"
 	paramMaxWait      = "group_commit_max_wait"
 	paramWriteTimeout = "group_commit_write_timeout"
+	paramWriters      = "group_commit_writers"
 )
 
 // batchSettings are the group commit's knobs.
 type batchSettings struct {
+	writers      int
 	maxBatch     int
 	maxWait      time.Duration
 	writeTimeout time.Duration
@@ -52,7 +60,7 @@ type batchSettings struct {
 // without them: pgx would otherwise send them to the server as run-time parameters, which it
 // refuses. A keyword/value connection string is returned unchanged with the defaults.
 func takeBatchSettings(databaseURL string) (string, batchSettings, error) {
-	bs := batchSettings{maxBatch: DefaultMaxBatch, maxWait: DefaultMaxWait, writeTimeout: DefaultWriteTimeout}
+	bs := batchSettings{writers: DefaultWriters, maxBatch: DefaultMaxBatch, maxWait: DefaultMaxWait, writeTimeout: DefaultWriteTimeout}
 	if !strings.HasPrefix(databaseURL, "postgres://") && !strings.HasPrefix(databaseURL, "postgresql://") {
 		return databaseURL, bs, nil
 	}
@@ -68,6 +76,13 @@ func takeBatchSettings(databaseURL string) (string, batchSettings, error) {
 		}
 		bs.maxBatch = n
 	}
+	if v := q.Get(paramWriters); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 64 {
+			return "", bs, fmt.Errorf("%s=%q: want a whole number from 1 to 64", paramWriters, v)
+		}
+		bs.writers = n
+	}
 	for name, dst := range map[string]*time.Duration{paramMaxWait: &bs.maxWait, paramWriteTimeout: &bs.writeTimeout} {
 		if v := q.Get(name); v != "" {
 			d, err := time.ParseDuration(v)
@@ -80,9 +95,10 @@ func takeBatchSettings(databaseURL string) (string, batchSettings, error) {
 	if bs.writeTimeout == 0 {
 		bs.writeTimeout = DefaultWriteTimeout
 	}
-	if !q.Has(paramMaxBatch) && !q.Has(paramMaxWait) && !q.Has(paramWriteTimeout) {
+	if !q.Has(paramMaxBatch) && !q.Has(paramMaxWait) && !q.Has(paramWriteTimeout) && !q.Has(paramWriters) {
 		return databaseURL, bs, nil
 	}
+	q.Del(paramWriters)
 	q.Del(paramMaxBatch)
 	q.Del(paramMaxWait)
 	q.Del(paramWriteTimeout)
@@ -106,16 +122,16 @@ func (p *pending) finish(stored store.Failure, created bool, err error) {
 	close(p.done)
 }
 
-// batcher is the group commit: one goroutine per pool that takes the rows of concurrent
-// InsertFailure calls from a queue and writes them with one statement, which PostgreSQL commits
-// with one WAL flush. Each caller is answered after that commit, so the durability promise of
+// batcher is the group commit: writer goroutines (DefaultWriters per pool) that take the rows of
+// concurrent InsertFailure calls from one queue and write each batch with one statement, which
+// PostgreSQL commits with one WAL flush. Each caller is answered after that commit, so the durability promise of
 // InsertFailure is kept while the cost of a flush is shared by the whole batch.
 type batcher struct {
 	pool  *pgxpool.Pool
 	set   batchSettings
 	queue chan *pending
 	quit  chan struct{} // closed by Close: drain what is queued, then stop
-	done  chan struct{} // closed when the writer has stopped
+	done  chan struct{} // closed when every writer has stopped
 }
 
 func newBatcher(pool *pgxpool.Pool, set batchSettings) *batcher {
@@ -128,7 +144,14 @@ func newBatcher(pool *pgxpool.Pool, set batchSettings) *batcher {
 		quit:  make(chan struct{}),
 		done:  make(chan struct{}),
 	}
-	go b.run()
+	var wg sync.WaitGroup
+	for range set.writers {
+		wg.Go(b.run)
+	}
+	go func() {
+		wg.Wait()
+		close(b.done)
+	}()
 	return b
 }
 
@@ -172,7 +195,6 @@ func (b *batcher) close() {
 }
 
 func (b *batcher) run() {
-	defer close(b.done)
 	batch := make([]*pending, 0, b.set.maxBatch)
 	for {
 		var first *pending

@@ -33,23 +33,27 @@
 // # Writes: group commit
 //
 // What limits inserts is not the statement but the commit: each one waits for a WAL flush. So
-// InsertFailure does not commit alone. Concurrent calls hand their rows to one writer goroutine per
-// store, which sends them as one INSERT … SELECT FROM unnest(…) (one array per column, so the
+// InsertFailure does not commit alone. Concurrent calls hand their rows to a writer goroutine of
+// the store, which sends them as one INSERT … SELECT FROM unnest(…) (one array per column, so the
 // statement and its prepared plan are the same for any batch size) in its own transaction, and
 // answers each caller only after that COMMIT. The durability promise is unchanged: a caller is
 // answered after its row is committed. One round trip and one flush are shared by the whole batch.
 //
 // The writer flushes as soon as its queue is empty; rows that arrive while a batch is being
 // committed form the next batch, so batches grow with load by themselves and an idle service adds
-// no latency. Three URL parameters tune it (they are taken out of the URL before pgx sees it):
+// no latency. Four URL parameters tune it (they are taken out of the URL before pgx sees it):
 //
+//   - group_commit_writers (default 2): batches in flight at once. With one, a row that arrives
+//     during a commit waits for that commit and then its own; with two it is taken at once, and
+//     PostgreSQL merges the WAL flushes of commits that coincide. More only makes batches smaller;
+//     1 gives the largest batches, and so the least CPU per row, at some latency;
 //   - group_commit_max_batch (default 256): rows per statement at most;
 //   - group_commit_max_wait (default 0): how long the writer lingers for more rows after the
 //     first, e.g. 200us; worth it only when the disk's flush, not the CPU, is the limit;
 //   - group_commit_write_timeout (default 10s): the bound on one batch's statement, so that a
 //     database that stopped answering cannot hold every queued caller forever.
 //
-// The queue holds four batches; beyond that callers wait to enqueue, which bounds memory when the
+// The queue holds four batches' rows; beyond that callers wait to enqueue, which bounds memory when the
 // database is slower than the callers.
 //
 // Batching must not change what a caller sees. Rows that share an idempotency key inside a batch
