@@ -79,6 +79,8 @@ type Config struct {
 	// Rules caches each tenant's compiled rule set; nil makes one over
 	// Store. Run its Run method to follow changes made on other replicas.
 	Rules *RuleCache
+	// RateLimit limits calls per tenant; the zero value limits nothing.
+	RateLimit RateLimit
 }
 
 // New returns the service's HTTP handler: every RPC on Connect, gRPC and
@@ -108,6 +110,7 @@ func New(cfg Config) (http.Handler, error) {
 		cfg.Telemetry.Interceptor(),
 		recoverInterceptor(cfg.Logger),
 		authInterceptor(auth),
+		NewRateLimiter(cfg.RateLimit, cfg.Now).Interceptor(),
 		validateInterceptor(validator),
 	)
 	toolfailurev1connect.RegisterClassifierServiceHandler(rpc, &classifierService{cfg: cfg})
@@ -151,6 +154,14 @@ func New(cfg Config) (http.Handler, error) {
 			return
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		// A store that is journaling through an outage still serves, and
+		// says so, so that probes stay green while operators can see why.
+		if d, ok := cfg.Store.(interface{ HealthDetail() string }); ok {
+			if detail := d.HealthDetail(); detail != "" {
+				_, _ = w.Write([]byte("ok, " + detail + "\n"))
+				return
+			}
+		}
 		_, _ = w.Write([]byte("ok\n"))
 	})
 	return mux, nil

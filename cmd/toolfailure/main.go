@@ -32,6 +32,8 @@ func commands() []command {
 		{"lookup", "show one failure by correlation ID (talks to a running service)", runLookup},
 		{"failures", "list failures (failures list [filters]; talks to a running service)", runFailures},
 		{"rules", "rule sets: rules apply -f FILE, rules export, rules test -f FILE --case CASE (offline)", runRules},
+		{"retention", "per-tenant retention of failure records (retention set --tenant NAME --days N | show | purge)", runRetention},
+		{"bench", "benchmark the service against a zero-work handler on PostgreSQL (bench [--seed N])", runBench},
 		{"conform", "check CallToolResult files against the toolFailure proposal and the MCP schema", runConform},
 		{"proxy", "front an MCP server (-- COMMAND ARG… or --upstream URL) and add toolFailure to its failed tool results", runProxy},
 	}

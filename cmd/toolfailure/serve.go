@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/omcp/toolfailure/apikey"
+	"github.com/omcp/toolfailure/journal"
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/postgres"
@@ -26,11 +27,23 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	listen := fs.String("listen", envOr("TOOLFAILURE_LISTEN", "127.0.0.1:8080"), "address to listen on")
 	dbURL := fs.String("database-url", os.Getenv("DATABASE_URL"), "postgres://… for PostgreSQL; empty for the embedded store (env DATABASE_URL)")
 	shutdownGrace := fs.Duration("shutdown-grace", 20*time.Second, "how long SIGTERM waits for in-flight calls")
+	journalDir := fs.String("journal-dir", os.Getenv("TOOLFAILURE_JOURNAL_DIR"), "local directory of the outage journal (PostgreSQL only); empty disables it (env TOOLFAILURE_JOURNAL_DIR)")
+	journalMax := fs.Int64("journal-max-bytes", journal.DefaultMaxBytes, "size bound of the outage journal; when full, Classify answers unavailable")
+	journalTimeout := fs.Duration("journal-after", journal.DefaultWriteTimeout, "how long Classify waits for the database before it journals the record")
+	rateLimit := fs.Float64("rate-limit", 0, "calls per second per tenant (per replica); 0 means no limit")
+	rateBurst := fs.Int("rate-burst", 0, "burst after idle; 0 means one second's worth")
+	rateTenants := fs.String("rate-limit-tenants", "", "per-tenant overrides: name=rate[:burst],…")
+	retentionEvery := fs.Duration("retention-interval", time.Hour, "how often expired records are purged; 0 disables")
 	traceURLFlag := fs.String("trace-url", os.Getenv("TOOLFAILURE_TRACE_URL"), "trace viewer link with {trace_id} (and optionally {span_id}), e.g. https://jaeger.example.com/trace/{trace_id} (env TOOLFAILURE_TRACE_URL)")
 	if ok, code := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	tenantRates, err := server.ParseTenantRates(*rateTenants)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolfailure serve: --rate-limit-tenants:", err)
+		return 2
+	}
 	traceURL, err := telemetry.ParseTraceURLTemplate(*traceURLFlag)
 	if err != nil {
 		fmt.Fprintln(stderr, "toolfailure serve: --trace-url:", err)
@@ -70,10 +83,26 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "toolfailure serve:", err)
 		return 1
 	}
-	defer b.Close()
+	// b may be replaced by the journal below; close whatever it is then.
+	defer func() { _ = b.Close() }()
 	if err := b.Migrate(ctx); err != nil {
 		fmt.Fprintln(stderr, "toolfailure serve: migrate:", err)
 		return 1
+	}
+	if *journalDir != "" && !embedded {
+		j, err := journal.Open(ctx, b.(store.Store), journal.Options{Dir: *journalDir, MaxBytes: *journalMax, WriteTimeout: *journalTimeout, Logger: log})
+		if err != nil {
+			fmt.Fprintln(stderr, "toolfailure serve:", err)
+			return 1
+		}
+		b = j
+		if reg, err := j.RegisterMetrics(sdk.Config().MeterProvider); err == nil {
+			defer func() { _ = reg.Unregister() }()
+		}
+		fmt.Fprintf(stderr, "toolfailure: outage journal in %s (%d records waiting from an earlier run)\n", *journalDir, j.Status().Pending)
+	}
+	if *retentionEvery > 0 {
+		go server.RunRetention(ctx, b.(server.Purger), *retentionEvery, log)
 	}
 	if embedded {
 		fmt.Fprintf(stderr, "toolfailure: using the embedded store at %s (no set-up needed; for production run with --database-url postgres://… or DATABASE_URL)\n", where)
@@ -96,7 +125,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if reg, err := inst.ObserveRuleCache(rules.Versions()); err == nil {
 		defer func() { _ = reg.Unregister() }()
 	}
-	api, err := server.New(server.Config{Store: b, Logger: log, Telemetry: inst, TraceURL: traceURL, Rules: rules})
+	api, err := server.New(server.Config{Store: b, Logger: log, Telemetry: inst, TraceURL: traceURL, Rules: rules, RateLimit: server.RateLimit{Rate: *rateLimit, Burst: *rateBurst, Tenants: tenantRates}})
 	if err != nil {
 		fmt.Fprintln(stderr, "toolfailure serve:", err)
 		return 1
