@@ -1,15 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"io"
+	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -117,35 +117,37 @@ func TestRulesInvalidFile(t *testing.T) {
 	}
 }
 
-// serveProcess runs `toolfailure serve` as a replica would and returns its URL.
-func serveProcess(t *testing.T, dbURL string) string {
+// serveProcess starts `toolfailure serve` as a separate process, as a
+// replica runs, and returns its URL once it answers /healthz.
+func serveProcess(t *testing.T, bin, dbURL string) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--database-url", dbURL}, io.Discard, pw)
-		_ = pw.Close()
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	addr := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
-	urlc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		sent := false
-		for sc.Scan() {
-			if m := addr.FindStringSubmatch(sc.Text()); m != nil && !sent {
-				urlc <- m[1]
-				sent = true
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	cmd := exec.Command(bin, "serve", "--listen", addr, "--database-url", dbURL)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	})
+	base := "http://" + addr
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if res, err := http.Get(base + "/healthz"); err == nil {
+			_ = res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return base
 			}
 		}
-	}()
-	select {
-	case u := <-urlc:
-		return u
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not start")
-		return ""
+		if time.Now().After(deadline) {
+			t.Fatal("serve did not start")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -154,8 +156,14 @@ func serveProcess(t *testing.T, dbURL string) string {
 func TestRulesApplyAcrossReplicas(t *testing.T) {
 	t.Parallel()
 	dbURL := pgtest.URL(t)
-	a := serveProcess(t, dbURL)
-	b := serveProcess(t, dbURL)
+	// Two real server processes, each with its own pool and its own
+	// LISTEN connection, as two replicas would run.
+	bin := filepath.Join(t.TempDir(), "toolfailure")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	a := serveProcess(t, bin, dbURL)
+	b := serveProcess(t, bin, dbURL)
 	code, out, errOut := runCmd(t, "keys", "create", "--tenant", "acme", "--scopes", "report,rules", "--database-url", dbURL)
 	if code != 0 {
 		t.Fatalf("keys create: exit %d: %s", code, errOut)

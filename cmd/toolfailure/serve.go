@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"strings"
 	"time"
@@ -34,6 +35,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	rateBurst := fs.Int("rate-burst", 0, "burst after idle; 0 means one second's worth")
 	rateTenants := fs.String("rate-limit-tenants", "", "per-tenant overrides: name=rate[:burst],…")
 	retentionEvery := fs.Duration("retention-interval", time.Hour, "how often expired records are purged; 0 disables")
+	debugListen := fs.String("debug-listen", "", "serve Go's /debug/pprof profiles on this separate address (e.g. 127.0.0.1:6060); empty disables")
 	traceURLFlag := fs.String("trace-url", os.Getenv("TOOLFAILURE_TRACE_URL"), "trace viewer link with {trace_id} (and optionally {span_id}), e.g. https://jaeger.example.com/trace/{trace_id} (env TOOLFAILURE_TRACE_URL)")
 	if ok, code := parseFlags(fs, args, stderr); !ok {
 		return code
@@ -145,6 +147,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	handler := http.NewServeMux()
 	handler.Handle("/", api)
 	handler.Handle("/ui/", supportUI)
+	if *debugListen != "" {
+		// Profiles stay off the service port: they reveal internals and
+		// must never be reachable where API clients are.
+		dbg := http.NewServeMux()
+		dbg.HandleFunc("/debug/pprof/", pprof.Index)
+		dbg.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		dbg.HandleFunc("/debug/pprof/trace", pprof.Trace)
+		dbgSrv := &http.Server{Addr: *debugListen, Handler: dbg, ReadHeaderTimeout: 5 * time.Second}
+		go func() { _ = dbgSrv.ListenAndServe() }()
+		defer dbgSrv.Close()
+		fmt.Fprintf(stderr, "toolfailure: profiles on http://%s/debug/pprof/\n", *debugListen)
+	}
 	protocols := new(http.Protocols)
 	protocols.SetHTTP1(true)
 	protocols.SetUnencryptedHTTP2(true) // h2c, for gRPC clients without TLS
