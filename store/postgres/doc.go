@@ -43,10 +43,11 @@
 // committed form the next batch, so batches grow with load by themselves and an idle service adds
 // no latency. Four URL parameters tune it (they are taken out of the URL before pgx sees it):
 //
-//   - group_commit_writers (default 2): batches in flight at once. With one, a row that arrives
+//   - group_commit_writers (default 1): batches in flight at once. With one, a row that arrives
 //     during a commit waits for that commit and then its own; with two it is taken at once, and
 //     PostgreSQL merges the WAL flushes of commits that coincide. More only makes batches smaller;
-//     1 gives the largest batches, and so the least CPU per row, at some latency;
+//     1 gives the largest batches, and so the least CPU per row (the bench's numbers are on
+//     DefaultWriters);
 //   - group_commit_max_batch (default 256): rows per statement at most;
 //   - group_commit_max_wait (default 0): how long the writer lingers for more rows after the
 //     first, e.g. 200us; worth it only when the disk's flush, not the CPU, is the limit;
