@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -41,6 +42,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return code
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	tuneGC()
 	tenantRates, err := server.ParseTenantRates(*rateTenants)
 	if err != nil {
 		fmt.Fprintln(stderr, "toolfailure serve: --rate-limit-tenants:", err)
@@ -298,4 +300,19 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "created a key for tenant %q with scopes %s; it is shown only once\n", strings.TrimSpace(*tenant), strings.Join(scopes, ","))
 	fmt.Fprintln(stdout, secret)
 	return 0
+}
+
+// tuneGC trades a little memory for CPU unless the operator chose: the
+// service's live heap is small (tens of MB), so Go's default GOGC=100
+// collects very often under load. GOGC=400 keeps the heap well under
+// 150 MB at the bench's load while cutting collection work by about
+// three quarters; the soft memory limit makes the collector work harder
+// again before memory becomes a problem. GOGC and GOMEMLIMIT override both.
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(256 << 20)
+	}
 }
