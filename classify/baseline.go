@@ -87,7 +87,7 @@ func finish(s *signals, k kind, ruleID string, now time.Time) Outcome {
 		notProcessed := info.notProcessed || clientSide && (s.textHas(tRefused) || s.textHas(tDNS))
 		o.Retryable = isTrue(a.IdempotentHint) || isTrue(a.ReadOnlyHint) || notProcessed
 		if o.Retryable {
-			if t, ok := RetryTime(s.in, now); ok {
+			if t, ok := s.retryTime(); ok {
 				o.RetryNotBefore = t
 				wait = t.Sub(now)
 			}

@@ -31,12 +31,18 @@ func (s *signals) sqlstateOf() string {
 	if s.sqlstate != "" {
 		return s.sqlstate
 	}
+	// The patterns are case-sensitive; each runs only on a message that
+	// has its literal.
 	msg := clip(e.Message)
-	if m := sqlstateMsgRe.FindStringSubmatch(msg); m != nil {
-		return m[1]
+	if strings.Contains(msg, "SQLSTATE") {
+		if m := sqlstateMsgRe.FindStringSubmatch(msg); m != nil {
+			return m[1]
+		}
 	}
-	if m := mysqlMsgRe.FindStringSubmatch(msg); m != nil {
-		return m[2]
+	if strings.Contains(msg, "Error ") {
+		if m := mysqlMsgRe.FindStringSubmatch(msg); m != nil {
+			return m[2]
+		}
 	}
 	return ""
 }
@@ -47,8 +53,8 @@ func onlyDigitsFor(sys, v string) bool {
 	if !strings.Contains(sys, "mysql") && !strings.Contains(sys, "mariadb") && !strings.Contains(sys, "mssql") && !strings.Contains(sys, "sql_server") && !strings.Contains(sys, "sqlserver") && !strings.Contains(sys, "oracle") {
 		return false
 	}
-	_, err := strconv.Atoi(v)
-	return err == nil
+	_, ok := atoi(v)
+	return ok
 }
 
 // sqlstateKind maps a SQLSTATE to a kind by its class (first two
@@ -143,7 +149,7 @@ func (s *signals) vendorDBKind() (kind, bool) {
 	e := &s.in.Error
 	sys := strings.ToLower(e.Attributes["db.system.name"] + e.Attributes["db.system"])
 	code := strings.TrimSpace(e.Attributes["db.response.status_code"])
-	if n, err := strconv.Atoi(strings.TrimPrefix(code, "ORA-")); err == nil {
+	if n, ok := atoi(strings.TrimPrefix(code, "ORA-")); ok {
 		switch {
 		case strings.Contains(sys, "mysql"), strings.Contains(sys, "mariadb"):
 			k, ok := mysqlKinds[n]
@@ -157,17 +163,24 @@ func (s *signals) vendorDBKind() (kind, bool) {
 		}
 	}
 	msg := clip(e.Message)
-	if m := oracleMsgRe.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		if k, ok := oracleKinds[n]; ok {
-			return k, true
+	if strings.Contains(msg, "ORA-") {
+		if m := oracleMsgRe.FindStringSubmatch(msg); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			if k, ok := oracleKinds[n]; ok {
+				return k, true
+			}
 		}
 	}
-	if m := mysqlTupleRe.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		if k, ok := mysqlKinds[n]; ok {
-			return k, true
+	if strings.HasPrefix(msg, "(") {
+		if m := mysqlTupleRe.FindStringSubmatch(msg); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			if k, ok := mysqlKinds[n]; ok {
+				return k, true
+			}
 		}
+	}
+	if !strings.Contains(msg, "Error ") {
+		return kNone, false
 	}
 	if m := mysqlMsgRe.FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])

@@ -3,6 +3,7 @@ package classify
 import (
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // errnoKinds maps POSIX errno names, getaddrinfo codes and the error codes
@@ -58,15 +59,18 @@ var errnoNumbers = map[int]string{
 	10051: "ENETUNREACH", 10053: "ECONNABORTED", 11001: "EAI_NONAME", 11002: "EAI_AGAIN",
 }
 
+// errnoNumberRe finds errno numbers as Python, Rust and Windows print them;
+// every match has one of errnoNumberWords.
 var (
-	errnoNumberRe = regexp.MustCompile(`(?i)\[(?:errno|winerror) (-?\d+)\]|\(os error (\d+)\)|\berrno[ =:]+(-?\d+)`)
-	errnoWordRe   = regexp.MustCompile(`\b(?:E[A-Z0-9]{3,}(?:_[A-Z0-9]+)*|UND_ERR_[A-Z_]+|ERR_[A-Z0-9_]+)\b`)
+	errnoNumberRe    = regexp.MustCompile(`(?i)\[(?:errno|winerror) (-?\d+)\]|\(os error (\d+)\)|\berrno[ =:]+(-?\d+)`)
+	errnoNumberWords = newFoldSet(false, "errno", "winerror", "os error")
 )
 
 // errnoKind looks for an errno name in Type, in Details codes, and in the
 // message ("read ECONNRESET", "[Errno 111] Connection refused").
 func (s *signals) errnoKind() (kind, bool) {
-	if k, ok := errnoKinds[alnumLower(s.typeRaw)]; ok {
+	var buf [64]byte
+	if k, ok := errnoKinds[string(appendAlnumLower(buf[:0], s.typeRaw))]; ok {
 		return k, true
 	}
 	for _, c := range s.codes {
@@ -75,10 +79,20 @@ func (s *signals) errnoKind() (kind, bool) {
 		}
 	}
 	msg := clip(s.in.Error.Message)
-	for _, w := range errnoWordRe.FindAllString(msg, 8) {
-		if k, ok := errnoKinds[alnumLower(w)]; ok {
+	found := 0
+	for rest := msg; found < 8; {
+		w, after, ok := nextErrnoWord(rest)
+		if !ok {
+			break
+		}
+		found++
+		if k, ok := errnoKinds[string(appendAlnumLower(buf[:0], w))]; ok {
 			return k, true
 		}
+		rest = after
+	}
+	if !errnoNumberWords.in(msg) {
+		return kNone, false
 	}
 	if m := errnoNumberRe.FindStringSubmatch(msg); m != nil {
 		for _, g := range m[1:] {
@@ -92,4 +106,73 @@ func (s *signals) errnoKind() (kind, bool) {
 		}
 	}
 	return kNone, false
+}
+
+// nextErrnoWord returns the first word of s that is written like an errno
+// name (ECONNRESET, EAI_AGAIN, E2BIG), an undici code (UND_ERR_SOCKET) or a
+// Node.js code (ERR_NETWORK), and the text after it.
+//
+// It is the regular expression
+//
+//	\b(?:E[A-Z0-9]{3,}(?:_[A-Z0-9]+)*|UND_ERR_[A-Z_]+|ERR_[A-Z0-9_]+)\b
+//
+// written out: every alternative starts after a word boundary and consists of
+// word characters only, and must be followed by a word boundary, so a match
+// is always a whole word (a maximal run of ASCII letters, digits and
+// underscores, as \b counts them), and a word matches when one alternative
+// spells all of it. Scanning words is linear and allocates nothing; the
+// regular expression backtracked over every capital letter.
+func nextErrnoWord(s string) (word, rest string, ok bool) {
+	i := 0
+	for i < len(s) {
+		for i < len(s) && !isWordByte(s[i]) {
+			i++
+		}
+		j := i
+		for j < len(s) && isWordByte(s[j]) {
+			j++
+		}
+		if j > i && isErrnoWord(s[i:j]) {
+			return s[i:j], s[j:], true
+		}
+		i = j
+	}
+	return "", "", false
+}
+
+func isErrnoWord(w string) bool {
+	switch {
+	case strings.HasPrefix(w, "UND_ERR_"):
+		return len(w) > len("UND_ERR_") && allBytes(w[len("UND_ERR_"):], isUpperOrUnderscore)
+	case strings.HasPrefix(w, "ERR_") && len(w) > len("ERR_") && allBytes(w[len("ERR_"):], isUpperDigitOrUnderscore):
+		return true
+	case len(w) < 4 || w[0] != 'E':
+		return false
+	}
+	// E[A-Z0-9]{3,}(?:_[A-Z0-9]+)*: capitals and digits in groups joined by
+	// single underscores, the first group at least three long.
+	group := 0
+	for i := 1; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= 'A' && c <= 'Z' || isDigit(c):
+			group++
+		case c == '_' && group > 0 && i > 3: // the first group is w[1:i]
+			group = 0
+		default:
+			return false
+		}
+	}
+	return group > 0
+}
+
+func isUpperOrUnderscore(c byte) bool      { return c >= 'A' && c <= 'Z' || c == '_' }
+func isUpperDigitOrUnderscore(c byte) bool { return isUpperOrUnderscore(c) || isDigit(c) }
+
+func allBytes(s string, f func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !f(s[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -86,16 +86,33 @@ func guidance(k kind, retryable bool, wait time.Duration) string {
 	if info.class != Reliability {
 		return info.advice
 	}
-	switch {
-	case retryable && wait > 0:
+	if retryable && wait > 0 {
 		return info.advice + " Wait " + formatWait(wait) + ", then retry the same call."
-	case retryable && (k == kRateLimit || k == kOverloaded):
-		return info.advice + " Wait a few seconds, then retry the same call with backoff."
-	case retryable:
-		return info.advice + " Retry the same call after a short backoff; if it keeps failing, report the correlation ID."
-	default:
-		return info.advice + " The call may have taken effect: check its result before retrying, and report the correlation ID if it keeps failing."
 	}
+	return fixedGuidance[k][b2i(retryable)]
+}
+
+// fixedGuidance holds, for each reliability kind, the guidance when not
+// retryable and when retryable without a known wait, built once instead of
+// on every call.
+var fixedGuidance = func() (g [kindCount][2]string) {
+	for k := range g {
+		info := kindTable[k]
+		g[k][0] = info.advice + " The call may have taken effect: check its result before retrying, and report the correlation ID if it keeps failing."
+		if kind(k) == kRateLimit || kind(k) == kOverloaded {
+			g[k][1] = info.advice + " Wait a few seconds, then retry the same call with backoff."
+		} else {
+			g[k][1] = info.advice + " Retry the same call after a short backoff; if it keeps failing, report the correlation ID."
+		}
+	}
+	return g
+}()
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // formatWait renders a delay for people and models: "30 s", "2 min",

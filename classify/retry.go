@@ -82,6 +82,13 @@ func clampDelay(d time.Duration) time.Duration {
 // "retry after 2.5 seconds". Tenant rules whose retryAfter is "fromError"
 // use the same function.
 func RetryTime(in *Input, now time.Time) (time.Time, bool) {
+	return retryTime(in, now, nil, false)
+}
+
+// retryTime is RetryTime. With walked set, texts are the message-like
+// strings of Details, which newSignals has already collected; otherwise
+// they are collected here, when needed.
+func retryTime(in *Input, now time.Time, texts []string, walked bool) (time.Time, bool) {
 	if t, ok := ParseRetryAfter(in.Error.RetryAfter, now); ok {
 		return t, true
 	}
@@ -91,10 +98,11 @@ func RetryTime(in *Input, now time.Time) (time.Time, bool) {
 	if d, ok := retryFromText(in.Error.Message, now); ok {
 		return now.Add(d), true
 	}
-	var texts []string
-	w := walker{budget: maxWalk}
-	w.walk(in.Error.Details, 0, "")
-	texts = w.texts
+	if !walked && in.Error.Details != nil {
+		w := walker{budget: maxWalk}
+		w.walk(in.Error.Details, 0, "")
+		texts = w.texts
+	}
 	for _, t := range texts {
 		if d, ok := retryFromText(t, now); ok {
 			return now.Add(d), true
@@ -202,6 +210,9 @@ func retryFromText(s string, now time.Time) (time.Duration, bool) {
 	if len(s) > maxTextPart {
 		s = s[:maxTextPart]
 	}
+	if !mayHaveRetryPhrase(s) {
+		return 0, false
+	}
 	for _, m := range retryPhraseRe.FindAllStringSubmatchIndex(s, 4) {
 		rest := s[m[2]:]
 		if d, ok := parseSpokenDuration(rest); ok {
@@ -215,6 +226,15 @@ func retryFromText(s string, now time.Time) (time.Duration, bool) {
 	}
 	return 0, false
 }
+
+// mayHaveRetryPhrase reports whether s has what every match of
+// retryPhraseRe has: a digit, and one of its words, in any case, at the
+// start of a word ("trying" starts with "try", "waiting" with "wait").
+func mayHaveRetryPhrase(s string) bool {
+	return strings.IndexAny(s, "0123456789") >= 0 && retryWords.in(s)
+}
+
+var retryWords = newFoldSet(true, "try", "retry", "wait", "available", "reset", "back", "again")
 
 var rfc3339Re = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})`)
 

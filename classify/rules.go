@@ -376,7 +376,7 @@ func ruleGenericType(s *signals) (kind, bool) {
 
 // hasRetryTime reports whether the error says when to retry.
 func (s *signals) hasRetryTime() bool {
-	_, ok := RetryTime(s.in, s.now)
+	_, ok := s.retryTime()
 	return ok
 }
 

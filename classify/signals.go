@@ -1,8 +1,9 @@
 package classify
 
 import (
+	"cmp"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +36,18 @@ type signals struct {
 	text string
 
 	textHits [setCount]int8 // memo for textHas: 0 unknown, 1 yes, -1 no
+
+	// detailTexts are the message-like strings of Details.
+	detailTexts []string
+	// The result of RetryTime, filled on first use: rules and finish may
+	// each ask.
+	retryDone bool
+	retryOK   bool
+	retryAt   time.Time
+
+	// What phrases.scan found in text, filled on the first textHas.
+	scanned                              bool
+	phraseHits, unlessHits, patternGates uint32
 }
 
 const (
@@ -75,9 +88,18 @@ func newSignals(in *Input, now time.Time) *signals {
 	w.walk(e.Details, 0, "")
 	s.codes = w.codes
 	s.sqlstate = w.sqlstate
+	s.detailTexts = w.texts
 	s.deriveStatuses(&w)
 
-	var b textBuilder
+	// Size the text once: the normalized text is about as long as its parts.
+	n := len(clip(e.Message)) + len(s.typeRaw) + 8
+	for _, t := range w.texts {
+		n += len(t) + 1
+	}
+	for _, c := range w.rawCodes {
+		n += len(c) + 1
+	}
+	b := textBuilder{b: make([]byte, 0, n+n/4)}
 	b.add(e.Message)
 	for _, t := range w.texts {
 		b.add(t)
@@ -88,6 +110,15 @@ func newSignals(in *Input, now time.Time) *signals {
 	b.add(s.typeRaw)
 	s.text = b.String()
 	return s
+}
+
+// retryTime is RetryTime(s.in, s.now), computed once.
+func (s *signals) retryTime() (time.Time, bool) {
+	if !s.retryDone {
+		s.retryAt, s.retryOK = retryTime(s.in, s.now, s.detailTexts, true)
+		s.retryDone = true
+	}
+	return s.retryAt, s.retryOK
 }
 
 // deriveStatuses fills status codes that were not given from OpenTelemetry
@@ -132,7 +163,11 @@ func (s *signals) deriveStatuses(w *walker) {
 func attrInt(attrs map[string]string, keys ...string) (int32, bool) {
 	for _, k := range keys {
 		if v, ok := attrs[k]; ok {
-			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+			v = strings.TrimSpace(v)
+			if !isInteger(v) {
+				continue // what ParseInt rejects, without its error value
+			}
+			n, err := strconv.ParseInt(v, 10, 32)
 			if err == nil {
 				return int32(n), true
 			}
@@ -142,20 +177,8 @@ func attrInt(attrs map[string]string, keys ...string) (int32, bool) {
 }
 
 var (
-	httpStatusRes = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\b(?:status(?:[ _]?code)?|http(?:/[0-9.]+)?|error[ _]?code|response[ _]?code)\s*[:=]?\s*([45][0-9]{2})\b`),
-		regexp.MustCompile(`\b([45][0-9]{2}) (?:Client|Server) Error\b`),
-		regexp.MustCompile(`(?i)\bHTTP Error ([45][0-9]{2})\b`),
-		regexp.MustCompile(`(?i)\b(?:returned|responded with|received|got)\s+(?:an?\s+)?(?:status\s+|http\s+)?([45][0-9]{2})\b`),
-		regexp.MustCompile(`\(([45][0-9]{2})\) [A-Z]`),
-		regexp.MustCompile(`(?i)\berror:? ([45][0-9]{2})\b`),
-		regexp.MustCompile(`(?i)\b([45][0-9]{2}),? (?:Bad Request|Unauthorized|Payment Required|Forbidden|Not Found|Method Not Allowed|Request Timeout|Conflict|Gone|Precondition Failed|Payload Too Large|Request Entity Too Large|Unsupported Media Type|Unprocessable Entity|Locked|Too Early|Too Many Requests|Unavailable For Legal Reasons|Internal Server Error|Not Implemented|Bad Gateway|Service Unavailable|Gateway Time-?out)\b`),
-		// A status at the very start ("502 Bad Gateway"), but not an SMTP
-		// reply, which has an enhanced status code after it ("550 5.1.1").
-		regexp.MustCompile(`^\s*(4[0-5][0-9]|50[0-9]|51[01]|52[0-9])(?:[ ,:-]+[^0-9 ]|$)`),
-		regexp.MustCompile(`: ([45][0-9]{2}) [A-Z]`),
-	}
 	htmlTitleRe  = regexp.MustCompile(`(?i)<title>\s*([45][0-9]{2})\b`)
+	titleTag     = newFoldSet(false, "<title>")
 	grpcGoRe     = regexp.MustCompile(`\bcode = ([A-Za-z]+) desc = `)
 	grpcPyRe     = regexp.MustCompile(`\bStatusCode\.([A-Z_]+)\b`)
 	grpcNodeRe   = regexp.MustCompile(`^([0-9]{1,2}) ([A-Z_]{2,}): `)
@@ -163,49 +186,12 @@ var (
 	jsonrpcRe    = regexp.MustCompile(`(?i)\b(?:mcp|json-?rpc) error:? (-32[0-9]{3})\b`)
 )
 
-func httpFromMessage(msg string) (int32, bool) {
-	if len(msg) > maxTextPart {
-		msg = msg[:maxTextPart]
-	}
-	// Every pattern captures a 4xx or 5xx status; without three such digits in a row none can
-	// match, and running nine regular expressions over the message is most of Baseline's cost.
-	if !hasStatusDigits(msg) {
-		return 0, false
-	}
-	for _, re := range httpStatusRes {
-		if m := re.FindStringSubmatch(msg); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			return int32(n), true
-		}
-	}
-	return 0, false
-}
-
-// hasStatusDigits reports whether s holds a 4 or 5 and two more ASCII digits that are followed
-// by the end or by a byte that is not an ASCII word character: every pattern of httpStatusRes
-// requires that much (each ends its capture with \b, a space, a comma, a colon, a dash or a
-// parenthesis), so a message without it cannot match any of them. Numbers inside identifiers and
-// keys ("40001", "sk_live_51…456789") are the common case that this skips.
-func hasStatusDigits(s string) bool {
-	for i := 0; i+2 < len(s); i++ {
-		if (s[i] == '4' || s[i] == '5') && isDigit(s[i+1]) && isDigit(s[i+2]) &&
-			(i+3 == len(s) || !isWordByte(s[i+3])) {
-			return true
-		}
-	}
-	return false
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// isWordByte is regexp's \w for one byte: ASCII letters, digits and underscore.
-func isWordByte(c byte) bool {
-	return isDigit(c) || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-}
-
 func httpFromHTMLTitle(body string) (int32, bool) {
 	if len(body) > maxTextPart {
 		body = body[:maxTextPart]
+	}
+	if !titleTag.in(body) {
+		return 0, false
 	}
 	if m := htmlTitleRe.FindStringSubmatch(body); m != nil {
 		n, _ := strconv.Atoi(m[1])
@@ -226,27 +212,35 @@ func grpcFromMessage(msg string) (int32, bool) {
 	if len(msg) > maxTextPart {
 		msg = msg[:maxTextPart]
 	}
-	// A literal prefilter: each pattern needs one of these, and most messages have none.
-	if !strings.Contains(msg, "code = ") && !strings.Contains(msg, "StatusCode.") &&
-		!strings.Contains(msg, "grpc") && (msg == "" || msg[0] < '0' || msg[0] > '9') {
-		return 0, false
-	}
-	for _, re := range []*regexp.Regexp{grpcGoRe, grpcPyRe} {
-		if m := re.FindStringSubmatch(msg); m != nil {
+	// Each pattern runs only on a message that has its literal; most
+	// messages have none of them.
+	if strings.Contains(msg, "code = ") {
+		if m := grpcGoRe.FindStringSubmatch(msg); m != nil {
 			if c, ok := grpcNames[alnumLower(m[1])]; ok {
 				return c, true
 			}
 		}
 	}
-	if m := grpcNodeRe.FindStringSubmatch(msg); m != nil {
-		c, ok := grpcNames[alnumLower(m[2])]
-		if n, _ := strconv.Atoi(m[1]); ok && int32(n) == c {
-			return c, true
+	if strings.Contains(msg, "StatusCode.") {
+		if m := grpcPyRe.FindStringSubmatch(msg); m != nil {
+			if c, ok := grpcNames[alnumLower(m[1])]; ok {
+				return c, true
+			}
 		}
 	}
-	if m := grpcStatusRe.FindStringSubmatch(msg); m != nil {
-		if n, _ := strconv.Atoi(m[1]); n <= 16 {
-			return int32(n), true
+	if msg != "" && isDigit(msg[0]) {
+		if m := grpcNodeRe.FindStringSubmatch(msg); m != nil {
+			c, ok := grpcNames[alnumLower(m[2])]
+			if n, _ := strconv.Atoi(m[1]); ok && int32(n) == c {
+				return c, true
+			}
+		}
+	}
+	if strings.Contains(msg, "grpc") {
+		if m := grpcStatusRe.FindStringSubmatch(msg); m != nil {
+			if n, _ := strconv.Atoi(m[1]); n <= 16 {
+				return int32(n), true
+			}
 		}
 	}
 	return 0, false
@@ -328,17 +322,20 @@ func (w *walker) walk(v any, depth int, key string) {
 }
 
 func (w *walker) walkMap(m map[string]any, depth int) {
-	keys := make([]string, 0, len(m))
+	// The buffers keep a typical error body off the heap.
+	var keyBuf [16]string
+	keys := keyBuf[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 
 	type field struct {
 		rank int
 		key  string
 	}
-	var codes, containers []field
+	var codeBuf, containerBuf [8]field
+	codes, containers := codeBuf[:0], containerBuf[:0]
 	for _, k := range keys {
 		nk := alnumLower(k)
 		val := m[k]
@@ -358,7 +355,8 @@ func (w *walker) walkMap(m map[string]any, depth int) {
 			}
 		}
 	}
-	sort.SliceStable(codes, func(i, j int) bool { return codes[i].rank < codes[j].rank })
+	byRank := func(a, b field) int { return cmp.Compare(a.rank, b.rank) }
+	slices.SortStableFunc(codes, byRank)
 	for _, f := range codes {
 		raw := lastSegment(m[f.key].(string))
 		if c := normalizeCode(raw); c != "" {
@@ -366,7 +364,7 @@ func (w *walker) walkMap(m map[string]any, depth int) {
 			w.rawCodes = append(w.rawCodes, raw)
 		}
 	}
-	sort.SliceStable(containers, func(i, j int) bool { return containers[i].rank < containers[j].rank })
+	slices.SortStableFunc(containers, byRank)
 	for _, f := range containers {
 		w.walk(m[f.key], depth+1, alnumLower(f.key))
 	}
@@ -412,7 +410,7 @@ func (w *walker) numberField(nk string, x float64, m map[string]any) {
 func (w *walker) stringNumber(nk, x string, m map[string]any) {
 	switch nk {
 	case "status", "statuscode", "httpstatus", "httpstatuscode":
-		if n, err := strconv.Atoi(x); err == nil && w.http == 0 && n >= 400 && n < 600 {
+		if n, ok := atoi(x); ok && w.http == 0 && n >= 400 && n < 600 {
 			w.http = int32(n)
 		}
 	case "sqlstate":
@@ -459,8 +457,9 @@ func looksLikeCode(s string) bool {
 // its title and headings, not its scripts and styles; otherwise the text.
 func prose(s string) string {
 	s = clip(s)
-	head := s[:min(len(s), 512)]
-	if !strings.Contains(strings.ToLower(head), "<html") && !strings.Contains(strings.ToLower(head), "<!doctype") {
+	// Neither marker has a letter that lower-cases from outside ASCII, so
+	// an ASCII case-insensitive search equals searching strings.ToLower(head).
+	if !htmlMarkers.in(s[:min(len(s), 512)]) {
 		return s
 	}
 	var parts []string
@@ -469,6 +468,8 @@ func prose(s string) string {
 	}
 	return strings.Join(parts, ". ")
 }
+
+var htmlMarkers = newFoldSet(false, "<html", "<!doctype")
 
 var htmlProseRe = regexp.MustCompile(`(?is)<(?:title|h1|h2)[^>]*>([^<]{1,300})<`)
 
@@ -504,7 +505,53 @@ func normalizeCode(s string) string {
 }
 
 func alnumLower(s string) string {
-	b := make([]byte, 0, len(s))
+	if isAlnumLower(s) {
+		return s // the common case for JSON keys and codes: nothing to copy
+	}
+	return string(appendAlnumLower(make([]byte, 0, len(s)), s))
+}
+
+// isAlnumLower reports whether s has only lower-case ASCII letters and digits.
+func isAlnumLower(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// atoi is strconv.Atoi for the strings that look like integers. Most
+// strings that reach it are not, and Atoi's error value allocates.
+func atoi(s string) (int, bool) {
+	if !isInteger(s) {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil
+}
+
+// isInteger reports whether s is an optional sign and decimal digits, the
+// only strings that strconv.Atoi and ParseInt(s, 10, …) may accept.
+func isInteger(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// appendAlnumLower appends the ASCII letters and digits of s, lower-cased.
+// With a buffer on the caller's stack it lets a lookup such as
+// errnoKinds[string(appendAlnumLower(buf[:0], w))] run without allocating.
+func appendAlnumLower(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -514,7 +561,7 @@ func alnumLower(s string) string {
 			b = append(b, c+'a'-'A')
 		}
 	}
-	return string(b)
+	return b
 }
 
 // textBuilder assembles signals.text.

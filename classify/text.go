@@ -403,7 +403,8 @@ var (
 	reliabilitySets = mask(tRate, tOverloaded, tContention)
 )
 
-// textHas reports whether any phrase of set t occurs in the text.
+// textHas reports whether any phrase of set t occurs in the text, or one of
+// its patterns matches, and none of its unless phrases occurs.
 func (s *signals) textHas(t textSet) bool {
 	switch s.textHits[t] {
 	case 1:
@@ -411,24 +412,22 @@ func (s *signals) textHas(t textSet) bool {
 	case -1:
 		return false
 	}
-	set := &textSets[t]
-	hit := false
-	for _, p := range set.phrases {
-		if strings.Contains(s.text, p) {
-			hit = true
-			break
-		}
+	if !s.scanned {
+		s.phraseHits, s.unlessHits, s.patternGates = phrases.scan(s.text)
+		s.scanned = true
 	}
-	for _, p := range set.patterns {
+	hit := s.phraseHits&(1<<t) != 0
+	for i, p := range textSets[t].patterns {
 		if hit {
 			break
 		}
-		hit = p.MatchString(s.text)
-	}
-	for _, u := range set.unless {
-		if hit && strings.Contains(s.text, u) {
-			hit = false
+		// A pattern whose literal start is missing from the text cannot match.
+		if s.patternGates&(1<<phrases.gate[t][i]) != 0 {
+			hit = p.MatchString(s.text)
 		}
+	}
+	if hit && s.unlessHits&(1<<t) != 0 {
+		hit = false
 	}
 	if hit {
 		s.textHits[t] = 1
@@ -436,6 +435,113 @@ func (s *signals) textHas(t textSet) bool {
 		s.textHits[t] = -1
 	}
 	return hit
+}
+
+// phraseIndex finds every phrase of every set in one pass over a normalized
+// text. Searching for each of the thousand phrases in turn, set by set,
+// costs more than all the rest of Baseline. Every phrase starts with a space
+// and has at least three bytes after it, and the text has a space before
+// every word, so a phrase can only occur at a space, followed by its own
+// first three bytes: the index maps those three bytes to the few phrases
+// that start with them, and only those are compared. Phrases whose bytes
+// hash alike share a group; the comparison tells them apart.
+type phraseIndex struct {
+	slot   [1 << phraseHashBits]uint16 // hash of the three bytes after a space → group+1, 0 for none
+	groups [][]phraseEntry
+	// gate[t][i] is the bit, in the scan's gates, of the literal start of
+	// textSets[t].patterns[i].
+	gate [setCount][]uint8
+}
+
+// phraseEntry is one distinct phrase and what finding it means: the sets
+// it belongs to, the sets whose unless list has it, and the patterns whose
+// literal start it is.
+type phraseEntry struct {
+	phrase              string
+	hits, unless, gates uint32
+}
+
+const phraseHashBits = 12
+
+func phraseHash(a, b, c byte) uint32 {
+	return (uint32(a) | uint32(b)<<8 | uint32(c)<<16) * 0x9E3779B1 >> (32 - phraseHashBits)
+}
+
+var phrases = buildPhraseIndex()
+
+func buildPhraseIndex() *phraseIndex {
+	idx := &phraseIndex{}
+	byPhrase := map[string]*phraseEntry{}
+	var order []string
+	add := func(p string) *phraseEntry {
+		if len(p) < 4 || p[0] != ' ' {
+			panic("classify: phrase " + p + " does not start with a space and three more bytes")
+		}
+		e := byPhrase[p]
+		if e == nil {
+			e = &phraseEntry{phrase: p}
+			byPhrase[p] = e
+			order = append(order, p)
+		}
+		return e
+	}
+	gates := 0
+	for t := range textSets {
+		set := &textSets[t]
+		for _, p := range set.phrases {
+			add(p).hits |= 1 << t
+		}
+		for _, p := range set.unless {
+			add(p).unless |= 1 << t
+		}
+		for _, re := range set.patterns {
+			// The literal that every match starts with; like a phrase it
+			// must start with a space and have three bytes after it.
+			prefix, _ := re.LiteralPrefix()
+			if gates == 32 {
+				panic("classify: more than 32 text patterns")
+			}
+			add(prefix).gates |= 1 << gates
+			idx.gate[t] = append(idx.gate[t], uint8(gates))
+			gates++
+		}
+	}
+	for _, p := range order {
+		e := byPhrase[p]
+		h := phraseHash(p[1], p[2], p[3])
+		g := idx.slot[h]
+		if g == 0 {
+			idx.groups = append(idx.groups, nil)
+			g = uint16(len(idx.groups))
+			idx.slot[h] = g
+		}
+		idx.groups[g-1] = append(idx.groups[g-1], *e)
+	}
+	return idx
+}
+
+// scan returns the sets with a phrase in text, the sets with an unless
+// phrase in text, and the pattern gates whose literal is in text.
+func (idx *phraseIndex) scan(text string) (hits, unless, gates uint32) {
+	for i := 0; i+3 < len(text); i++ {
+		if text[i] != ' ' {
+			continue
+		}
+		g := idx.slot[phraseHash(text[i+1], text[i+2], text[i+3])]
+		if g == 0 {
+			continue
+		}
+		rest := text[i:]
+		for j := range idx.groups[g-1] {
+			e := &idx.groups[g-1][j]
+			if strings.HasPrefix(rest, e.phrase) {
+				hits |= e.hits
+				unless |= e.unless
+				gates |= e.gates
+			}
+		}
+	}
+	return hits, unless, gates
 }
 
 // textKind returns the kind of the first set in textOrder that is allowed

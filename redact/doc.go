@@ -40,11 +40,13 @@
 // # Guarantees
 //
 // Redaction is idempotent (redacting twice equals redacting once), never
-// mutates its input, and never panics. It uses RE2 (package regexp) only, so
-// its cost is linear in the input. Each pattern has literal prefilters
-// checked with strings.Contains before its regular expression runs, so a
-// message that holds no secret costs a handful of substring searches; it is
-// on the hot path of every reported failure.
+// mutates its input, and never panics. It uses RE2 (package regexp) and
+// single-pass scans only, so its cost is linear in the input. Redaction is
+// on the hot path of every reported failure, so the common case is kept
+// cheap: each pattern has literal prefilters, all found in one pass over
+// the text before any regular expression runs, so a message that holds no
+// secret costs that one pass; and a pattern whose matches begin with known
+// words is tried only where those words are.
 //
 // Redaction is a safety net, not a guarantee that nothing sensitive remains:
 // a secret with no recognisable shape under a key with an innocent name will

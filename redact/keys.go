@@ -11,7 +11,13 @@ import "strings"
 // next_page_token. LLM APIs put such fields in almost every error, and they
 // are what explains a context-length or quota failure.
 func SensitiveKey(name string) bool {
-	n := normalizeKey(name)
+	n := name
+	if !isNormalKey(name) {
+		// A conversion that does not escape: for names of up to 32 bytes
+		// the compiler keeps it on the stack, so no allocation.
+		var buf [64]byte
+		n = string(appendNormalKey(buf[:0], name))
+	}
 	if n == "" {
 		return false
 	}
@@ -20,7 +26,7 @@ func SensitiveKey(name string) bool {
 			return true
 		}
 	}
-	if !containsAny(n, stemKeys) && !strings.HasSuffix(n, "auth") {
+	if !stems.in(n) && !strings.HasSuffix(n, "auth") {
 		return false
 	}
 	for _, w := range innocentKeys {
@@ -80,8 +86,25 @@ var (
 // normalizeKey lower-cases a name and drops the separators people use
 // between words, so every spelling of a name compares equal.
 func normalizeKey(name string) string {
+	if isNormalKey(name) {
+		return name
+	}
 	var buf [64]byte
-	b := buf[:0]
+	return string(appendNormalKey(buf[:0], name))
+}
+
+// isNormalKey reports whether normalizeKey(name) is name itself, as for
+// most JSON keys.
+func isNormalKey(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c >= 'A' && c <= 'Z' || c == '-' || c == '_' || c == '.' || c == ' ' {
+			return false
+		}
+	}
+	return true
+}
+
+func appendNormalKey(b []byte, name string) []byte {
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		switch {
@@ -94,8 +117,11 @@ func normalizeKey(name string) string {
 			b = append(b, c)
 		}
 	}
-	return string(b)
+	return b
 }
+
+// stems finds the stemKeys in a normalized name.
+var stems = newFoldSet(stemKeys...)
 
 func containsAny(s string, words []string) bool {
 	for _, w := range words {

@@ -43,7 +43,7 @@ func String(s string) string {
 
 // replace substitutes the marker for the secret part of every accepted match.
 func (p *Pattern) replace(s string) string {
-	matches := p.re.FindAllStringSubmatchIndex(s, -1)
+	matches := p.findAll(s)
 	if matches == nil {
 		return s
 	}
@@ -118,7 +118,10 @@ func Value(v any) any {
 		}
 		return out
 	case string:
-		return String(x)
+		if r := String(x); r != x {
+			return r
+		}
+		return v // the same string, without boxing it again
 	case map[string]string:
 		return Map(x)
 	case []string:
