@@ -35,6 +35,9 @@ type SDK struct {
 	// Description says in one line where traces and metrics go, for the
 	// start-up log, e.g. "traces: otlp; metrics: off".
 	Description string
+	// Enabled is false when neither traces nor metrics are exported, so
+	// that callers can skip instrumentation entirely.
+	Enabled bool
 
 	shutdown []func(context.Context) error
 }
@@ -95,6 +98,7 @@ func Setup(ctx context.Context) (*SDK, error) {
 		s.Description = "off (set OTEL_TRACES_EXPORTER and OTEL_METRICS_EXPORTER to otlp or console)"
 		return s, nil
 	}
+	s.Enabled = true
 	res, err := newResource(ctx)
 	if err != nil {
 		return nil, err

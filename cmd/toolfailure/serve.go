@@ -76,13 +76,19 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}()
 	fmt.Fprintln(stderr, "toolfailure: telemetry:", sdk.Description)
-	inst, err := telemetry.New(sdk.Config())
-	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure serve:", err)
-		return 1
+	// With telemetry off, a nil *Instruments records nothing at no cost;
+	// no-op providers would still build spans and attributes per call.
+	var inst *telemetry.Instruments
+	var storeOpts []postgres.Option
+	if sdk.Enabled {
+		if inst, err = telemetry.New(sdk.Config()); err != nil {
+			fmt.Fprintln(stderr, "toolfailure serve:", err)
+			return 1
+		}
+		storeOpts = append(storeOpts, postgres.WithTracer(inst.PgxTracer()))
 	}
 
-	b, where, embedded, err := openBackend(ctx, *dbURL, postgres.WithTracer(inst.PgxTracer()))
+	b, where, embedded, err := openBackend(ctx, *dbURL, storeOpts...)
 	if err != nil {
 		fmt.Fprintln(stderr, "toolfailure serve:", err)
 		return 1
