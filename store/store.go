@@ -353,6 +353,19 @@ const DefaultPurgeBatch = 5000
 // MaxRetentionDays caps SetRetention, so that the cut-off time stays representable everywhere.
 const MaxRetentionDays = 100 * 366
 
+// RetentionValue checks a retention for SetRetention and returns what a backend stores: nil for 0
+// (keep forever), else the number of days. Both backends share it so that they refuse alike.
+func RetentionValue(tenantID int64, days int) (any, error) {
+	if days < 0 || days > MaxRetentionDays {
+		return nil, fmt.Errorf("set retention of tenant %d: %w: %d days is not from 0 to %d",
+			tenantID, ErrInvalid, days, MaxRetentionDays)
+	}
+	if days == 0 {
+		return nil, nil
+	}
+	return days, nil
+}
+
 // ExpiryBound returns the smallest UUIDv7 of the millisecond at cutoff: every record whose ID is
 // below it was made before cutoff. Backends delete by this bound because the failures table's key
 // is (tenant_id, id), so the oldest records of a tenant are one contiguous range of the primary

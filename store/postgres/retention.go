@@ -10,13 +10,9 @@ import (
 
 // SetRetention sets the tenant's retention in days; 0 keeps its records forever.
 func (s *Store) SetRetention(ctx context.Context, tenantID int64, days int) error {
-	if days < 0 || days > store.MaxRetentionDays {
-		return fmt.Errorf("set retention of tenant %d: %w: %d days is not from 0 to %d",
-			tenantID, store.ErrInvalid, days, store.MaxRetentionDays)
-	}
-	var value any
-	if days > 0 {
-		value = days
+	value, err := store.RetentionValue(tenantID, days)
+	if err != nil {
+		return err
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE tenants SET retention_days = $2 WHERE id = $1`, tenantID, value)
 	if err != nil {

@@ -11,16 +11,12 @@ import (
 
 // SetRetention sets the tenant's retention in days; 0 keeps its records forever.
 func (s *Store) SetRetention(ctx context.Context, tenantID int64, days int) error {
-	if days < 0 || days > store.MaxRetentionDays {
-		return fmt.Errorf("set retention of tenant %d: %w: %d days is not from 0 to %d",
-			tenantID, store.ErrInvalid, days, store.MaxRetentionDays)
-	}
-	var value any
-	if days > 0 {
-		value = days
+	value, err := store.RetentionValue(tenantID, days)
+	if err != nil {
+		return err
 	}
 	var n int64
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE tenants SET retention_days = ? WHERE id = ?`, value, tenantID)
 		if err != nil {
 			return err
