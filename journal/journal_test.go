@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -226,6 +227,9 @@ func TestOutageJournalsAndDrains(t *testing.T) {
 	if err := b.j.Ping(b.ctx); err != nil {
 		t.Fatalf("Ping during the outage = %v, want nil: the journal can take records", err)
 	}
+	if d := b.j.HealthDetail(); !strings.Contains(d, "degraded") || !strings.Contains(d, fmt.Sprint(distinct)) {
+		t.Fatalf("HealthDetail during the outage = %q, want it to say degraded and %d kept", d, distinct)
+	}
 	if _, err := b.j.ListFailures(b.ctx, b.tenant.ID, store.ListQuery{}); !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("ListFailures during the outage: error %v, want ErrUnavailable", err)
 	}
@@ -234,6 +238,9 @@ func TestOutageJournalsAndDrains(t *testing.T) {
 	waitDrained(t, b.j)
 	if st := b.j.Status(); st.Degraded || st.Drained != distinct {
 		t.Fatalf("status after recovery = %+v", st)
+	}
+	if d := b.j.HealthDetail(); d != "" {
+		t.Fatalf("HealthDetail after recovery = %q, want empty", d)
 	}
 	list, err := b.inner.Store.ListFailures(b.ctx, b.tenant.ID, store.ListQuery{Limit: store.MaxListLimit})
 	if err != nil {
