@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/omcp/toolfailure/apikey"
+	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/postgres"
 )
@@ -490,19 +491,7 @@ func randomHex(n int) string {
 // ServeZeroWork serves ZeroWorkHandler on addr with the service's HTTP settings (HTTP/1.1 and
 // h2c) until ctx ends; it is what `toolfailure bench zero-work` runs.
 func ServeZeroWork(ctx context.Context, addr, key string, log *slog.Logger) error {
-	protocols := new(http.Protocols)
-	protocols.SetHTTP1(true)
-	protocols.SetUnencryptedHTTP2(true)
-	srv := &http.Server{
-		Handler:           ZeroWorkHandler(key),
-		Protocols:         protocols,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	srv := server.NewHTTPServer(ZeroWorkHandler(key), log)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err

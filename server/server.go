@@ -201,3 +201,24 @@ func (h *healthCheck) Check(ctx context.Context, req *grpchealth.CheckRequest) (
 	}
 	return &grpchealth.CheckResponse{Status: grpchealth.StatusServing}, nil
 }
+
+// NewHTTPServer wraps h in the http.Server settings the service runs with:
+// HTTP/1.1 and h2c (gRPC clients without TLS) on one port, and timeouts on
+// every phase so that a slow or stalled client cannot hold a connection
+// forever. The benchmark's zero-work handler uses the same settings, so that
+// the two compare like with like.
+func NewHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
+	return &http.Server{
+		Handler:           h,
+		Protocols:         protocols,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}

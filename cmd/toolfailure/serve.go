@@ -167,19 +167,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		defer dbgSrv.Close()
 		fmt.Fprintf(stderr, "toolfailure: profiles on http://%s/debug/pprof/\n", *debugListen)
 	}
-	protocols := new(http.Protocols)
-	protocols.SetHTTP1(true)
-	protocols.SetUnencryptedHTTP2(true) // h2c, for gRPC clients without TLS
-	srv := &http.Server{
-		Handler:           handler,
-		Protocols:         protocols,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	srv := server.NewHTTPServer(handler, log)
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		fmt.Fprintln(stderr, "toolfailure serve:", err)
