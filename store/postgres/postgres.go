@@ -39,6 +39,10 @@ type Store struct {
 	pool      *pgxpool.Pool
 	writer    *batcher
 	closeOnce sync.Once
+	// tenants holds the IDs of tenants known to exist (int64 → struct{}). failures has no foreign
+	// key to tenants (see migrations/postgres/00004_lean_failures.sql): InsertFailure checks a
+	// tenant once and remembers it, which is sound because tenants are never deleted.
+	tenants sync.Map
 }
 
 var _ store.Store = (*Store)(nil)
@@ -262,6 +266,9 @@ func (s *Store) InsertFailure(ctx context.Context, f store.Failure) (store.Failu
 	if err := store.CheckFailure(f); err != nil {
 		return store.Failure{}, false, fmt.Errorf("store failure %s: %w", canonical.ID(f.ID), err)
 	}
+	if err := s.checkTenant(ctx, f.TenantID); err != nil {
+		return store.Failure{}, false, fmt.Errorf("store failure %s: %w", canonical.ID(f.ID), err)
+	}
 	stored, created, err := s.writer.insert(ctx, f)
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
 		// The caller's deadline passed while the database had not answered: from the caller's
@@ -269,6 +276,24 @@ func (s *Store) InsertFailure(ctx context.Context, f store.Failure) (store.Failu
 		err = fmt.Errorf("store failure %s: %w: %w", canonical.ID(f.ID), store.ErrUnavailable, err)
 	}
 	return stored, created, err
+}
+
+// checkTenant returns store.ErrNotFound unless the tenant exists; a tenant seen once is not looked
+// up again.
+func (s *Store) checkTenant(ctx context.Context, tenantID int64) error {
+	if _, ok := s.tenants.Load(tenantID); ok {
+		return nil
+	}
+	var exists bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1)`, tenantID).Scan(&exists)
+	if err != nil {
+		return fmt.Errorf("look up tenant %d: %w", tenantID, mapError(err))
+	}
+	if !exists {
+		return fmt.Errorf("tenant %d: %w", tenantID, store.ErrNotFound)
+	}
+	s.tenants.Store(tenantID, struct{}{})
+	return nil
 }
 
 // GetFailure reads one record; the tenant is part of the key, so another tenant's ID is simply
