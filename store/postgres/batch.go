@@ -133,8 +133,9 @@ type batcher struct {
 	pool  *pgxpool.Pool
 	set   batchSettings
 	queue chan *pending
-	quit  chan struct{} // closed by Close: drain what is queued, then stop
-	done  chan struct{} // closed when every writer has stopped
+
+	quit chan struct{} // closed by Close: drain what is queued, then stop
+	done chan struct{} // closed when every writer has stopped
 }
 
 func newBatcher(pool *pgxpool.Pool, set batchSettings) *batcher {
@@ -198,6 +199,8 @@ func (b *batcher) close() {
 }
 
 func (b *batcher) run() {
+	w := &writer{pool: b.pool}
+	defer w.release()
 	batch := make([]*pending, 0, b.set.maxBatch)
 	for {
 		var first *pending
@@ -219,27 +222,19 @@ func (b *batcher) run() {
 				if len(batch) == 0 {
 					return
 				}
-				b.flush(batch)
+				b.flush(w, batch)
 			}
 		}
 		batch = append(batch[:0], first)
 		b.fill(&batch)
-		b.flush(batch)
+		b.flush(w, batch)
 		clear(batch) // let finished requests be collected
 	}
 }
 
 // fill adds what is queued, without waiting, then lingers up to maxWait for more.
 func (b *batcher) fill(batch *[]*pending) {
-	for len(*batch) < b.set.maxBatch {
-		select {
-		case p := <-b.queue:
-			*batch = append(*batch, p)
-			continue
-		default:
-		}
-		break
-	}
+	b.drain(batch)
 	if b.set.maxWait <= 0 || len(*batch) >= b.set.maxBatch {
 		return
 	}
@@ -249,7 +244,20 @@ func (b *batcher) fill(batch *[]*pending) {
 		select {
 		case p := <-b.queue:
 			*batch = append(*batch, p)
+			b.drain(batch)
 		case <-timer.C:
+			return
+		}
+	}
+}
+
+// drain adds what is queued, without waiting.
+func (b *batcher) drain(batch *[]*pending) {
+	for len(*batch) < b.set.maxBatch {
+		select {
+		case p := <-b.queue:
+			*batch = append(*batch, p)
+		default:
 			return
 		}
 	}
@@ -272,7 +280,7 @@ type idKey struct {
 // leader, and the others are answered from its outcome as if they had come after it, which is what
 // the contract says of racing callers. Rows whose caller has gone are skipped; nobody was told
 // about them.
-func (b *batcher) flush(batch []*pending) {
+func (b *batcher) flush(w *writer, batch []*pending) {
 	var (
 		leaders   = make([]*pending, 0, len(batch))
 		followers map[*pending]*pending
@@ -324,7 +332,7 @@ func (b *batcher) flush(batch []*pending) {
 	}
 	ctx = telemetry.WithStoreBatch(ctx, callers)
 	if len(leaders) > 0 {
-		b.writeLeaders(ctx, leaders)
+		b.writeLeaders(ctx, w, leaders)
 	}
 	for _, p := range batch {
 		leader, ok := followers[p]
@@ -353,12 +361,12 @@ const insertBatchName = "toolfailure_insert_failures"
 // The parameters are encoded here, straight into PostgreSQL's binary array format, and sent with
 // pgconn: pgx's generic encoding of 19 arrays through reflection cost about as much CPU per row as
 // classifying the error (measured with BenchmarkEncodeBatch).
-func (b *batcher) writeLeaders(ctx context.Context, leaders []*pending) {
+func (b *batcher) writeLeaders(ctx context.Context, w *writer, leaders []*pending) {
 	rows := make([]*store.Failure, len(leaders))
 	for i, p := range leaders {
 		rows[i] = &p.f
 	}
-	inserted, err := b.execBatch(ctx, rows)
+	inserted, err := w.execBatch(ctx, rows)
 	if err != nil {
 		if isRowError(err) {
 			// Something in one row broke a rule that CheckFailure does not know (text that
@@ -386,14 +394,33 @@ func (b *batcher) writeLeaders(ctx context.Context, leaders []*pending) {
 	}
 }
 
-// execBatch runs insertBatch for rows and returns the IDs it inserted.
-func (b *batcher) execBatch(ctx context.Context, rows []*store.Failure) (inserted map[[16]byte]struct{}, err error) {
-	conn, err := b.pool.Acquire(ctx)
-	if err != nil {
-		return nil, err
+// writer is one writer goroutine's connection. A writer keeps the same connection from batch to
+// batch, so that one PostgreSQL backend, with its caches and prepared statement warm, does all of
+// its writes; it takes a new one only when that connection has failed.
+type writer struct {
+	pool *pgxpool.Pool
+	conn *pgxpool.Conn
+}
+
+// release returns the connection to the pool.
+func (w *writer) release() {
+	if w.conn != nil {
+		w.conn.Release()
+		w.conn = nil
 	}
-	defer conn.Release()
-	c := conn.Conn()
+}
+
+// execBatch runs insertBatch for rows and returns the IDs it inserted.
+func (w *writer) execBatch(ctx context.Context, rows []*store.Failure) (inserted map[[16]byte]struct{}, err error) {
+	if w.conn != nil && w.conn.Conn().IsClosed() {
+		w.release() // the pool discards a closed connection
+	}
+	if w.conn == nil {
+		if w.conn, err = w.pool.Acquire(ctx); err != nil {
+			return nil, err
+		}
+	}
+	c := w.conn.Conn()
 	if _, err := c.Prepare(ctx, insertBatchName, insertBatch); err != nil { // once per connection
 		return nil, err
 	}
