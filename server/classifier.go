@@ -16,7 +16,6 @@ import (
 	"github.com/omcp/toolfailure/classify"
 	"github.com/omcp/toolfailure/correlation"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
-	"github.com/omcp/toolfailure/redact"
 	"github.com/omcp/toolfailure/ruleset"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/telemetry"
@@ -273,31 +272,6 @@ func (s *classifierService) record(ctx context.Context, p Principal, req *v1.Cla
 		CreatedAt:       now.UTC().Truncate(time.Microsecond),
 		OccurredAt:      occurred.UTC().Truncate(time.Microsecond),
 	}, nil
-}
-
-// redactedErrorJSON is the raw error as received, with every secret that
-// the redact package knows replaced by a marker, in protojson form so that
-// GetFailure can hand it back with the same field names the caller used.
-func redactedErrorJSON(e *v1.RawError) ([]byte, error) {
-	r := &v1.RawError{
-		Message:     redact.String(e.GetMessage()),
-		Type:        redact.String(e.GetType()),
-		HttpStatus:  e.HttpStatus,
-		GrpcCode:    e.GrpcCode,
-		JsonrpcCode: e.JsonrpcCode,
-		RetryAfter:  e.GetRetryAfter(),
-	}
-	if len(e.GetAttributes()) > 0 {
-		r.Attributes = redact.Map(e.GetAttributes())
-	}
-	if d := e.GetDetails(); d != nil {
-		v, err := structpb.NewValue(redact.Value(d.AsInterface()))
-		if err != nil {
-			return nil, fmt.Errorf("details: %w", err)
-		}
-		r.Details = v
-	}
-	return protojson.Marshal(r)
 }
 
 // parseTraceparent extracts trace and parent span IDs from a W3C

@@ -1,0 +1,218 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/redact"
+)
+
+// redactedErrorJSON is the raw error as received, with every secret that
+// redaction recognises replaced, as the JSON object that is stored (the
+// API's field names, as protojson writes them). It is written directly, in
+// one pass that redacts as it goes: redacting a copy and then encoding it
+// with protojson took 5.0 µs for a typical error, this takes 1.1 µs
+// (BenchmarkRedactedErrorJSON), out of roughly 120 µs of service CPU per
+// Classify. TestRedactedErrorJSON holds it to that protojson form.
+func redactedErrorJSON(e *v1.RawError) ([]byte, error) {
+	b := make([]byte, 0, 64+len(e.GetMessage())+len(e.GetType())+len(e.GetRetryAfter()))
+	b = append(b, '{')
+	field := func(name string) {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, name...)
+		b = append(b, '"', ':')
+	}
+	if m := e.GetMessage(); m != "" {
+		field("message")
+		b = appendJSONString(b, redact.String(m))
+	}
+	if t := e.GetType(); t != "" {
+		field("type")
+		b = appendJSONString(b, redact.String(t))
+	}
+	if e.HttpStatus != nil {
+		field("httpStatus")
+		b = strconv.AppendInt(b, int64(*e.HttpStatus), 10)
+	}
+	if e.GrpcCode != nil {
+		field("grpcCode")
+		b = strconv.AppendInt(b, int64(*e.GrpcCode), 10)
+	}
+	if e.JsonrpcCode != nil {
+		field("jsonrpcCode")
+		b = strconv.AppendInt(b, int64(*e.JsonrpcCode), 10)
+	}
+	if r := e.GetRetryAfter(); r != "" {
+		field("retryAfter")
+		b = appendJSONString(b, r)
+	}
+	if d := e.GetDetails(); d != nil {
+		field("details")
+		var err error
+		if b, err = appendRedactedValue(b, d, false); err != nil {
+			return nil, fmt.Errorf("details: %w", err)
+		}
+	}
+	if attrs := e.GetAttributes(); len(attrs) > 0 {
+		field("attributes")
+		b = append(b, '{')
+		for i, k := range sortedKeys(attrs) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			v := attrs[k]
+			switch {
+			case v == "":
+			case redact.SensitiveKey(k):
+				v = redact.Marker(redact.KindField)
+			default:
+				v = redact.String(v)
+			}
+			b = appendJSONString(b, v)
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}'), nil
+}
+
+var errNonFinite = errors.New("a number is NaN or infinite, which JSON cannot hold")
+
+// appendRedactedValue writes v as JSON. Under a sensitive key (whole) a
+// value is replaced by the field marker, except null, booleans and empty
+// strings, which cannot hold a secret; every other string is redacted.
+func appendRedactedValue(b []byte, v *structpb.Value, whole bool) ([]byte, error) {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_BoolValue:
+		return strconv.AppendBool(b, k.BoolValue), nil
+	case *structpb.Value_StringValue:
+		s := k.StringValue
+		switch {
+		case s == "":
+		case whole:
+			s = redact.Marker(redact.KindField)
+		default:
+			s = redact.String(s)
+		}
+		return appendJSONString(b, s), nil
+	case *structpb.Value_NumberValue:
+		if whole {
+			return appendJSONString(b, redact.Marker(redact.KindField)), nil
+		}
+		return appendJSONNumber(b, k.NumberValue)
+	case *structpb.Value_StructValue:
+		if whole {
+			return appendJSONString(b, redact.Marker(redact.KindField)), nil
+		}
+		fields := k.StructValue.GetFields()
+		b = append(b, '{')
+		for i, name := range sortedKeys(fields) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, name)
+			b = append(b, ':')
+			var err error
+			if b, err = appendRedactedValue(b, fields[name], redact.SensitiveKey(name)); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	case *structpb.Value_ListValue:
+		if whole {
+			return appendJSONString(b, redact.Marker(redact.KindField)), nil
+		}
+		b = append(b, '[')
+		for i, e := range k.ListValue.GetValues() {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendRedactedValue(b, e, false); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	default: // null, or a Value with no kind set, which protojson also writes as null
+		return append(b, "null"...), nil
+	}
+}
+
+// appendJSONNumber writes f as encoding/json and protojson do: plain
+// notation from 1e-6 to 1e21, exponent notation outside.
+func appendJSONNumber(b []byte, f float64) ([]byte, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, errNonFinite
+	}
+	format := byte('f')
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	return strconv.AppendFloat(b, f, format, -1, 64), nil
+}
+
+// appendJSONString writes s as a JSON string. Protobuf strings are valid
+// UTF-8 (the codecs refuse anything else); a stray invalid byte would still
+// be written as U+FFFD, so the result is always valid JSON.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, "\ufffd"...)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// sortedKeys returns m's keys in byte order, the order protojson writes.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,158 @@
+package server
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/redact"
+)
+
+// referenceErrorJSON is the straightforward form of redactedErrorJSON: redact
+// a copy, then let protojson encode it. The direct encoder must produce the
+// same JSON value.
+func referenceErrorJSON(t testing.TB, e *v1.RawError) []byte {
+	t.Helper()
+	r := &v1.RawError{
+		Message: redact.String(e.GetMessage()), Type: redact.String(e.GetType()),
+		HttpStatus: e.HttpStatus, GrpcCode: e.GrpcCode, JsonrpcCode: e.JsonrpcCode, RetryAfter: e.GetRetryAfter(),
+	}
+	if len(e.GetAttributes()) > 0 {
+		r.Attributes = redact.Map(e.GetAttributes())
+	}
+	if d := e.GetDetails(); d != nil {
+		v, err := structpb.NewValue(redact.Value(d.AsInterface()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Details = v
+	}
+	b, err := protojson.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func sameJSON(t *testing.T, got, want []byte) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, got)
+	}
+	if err := json.Unmarshal(want, &w); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestRedactedErrorJSON(t *testing.T) {
+	i32 := func(v int32) *int32 { return &v }
+	details := func(v any) *structpb.Value {
+		s, err := structpb.NewValue(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	cases := []*v1.RawError{
+		{},
+		{Message: "upstream returned 503 Service Unavailable", HttpStatus: i32(503), RetryAfter: "30"},
+		{Message: "tab\there \"quoted\" back\\slash\nnew line \x01 ctl <html> & ünïcödé \u2028 😀", Type: "ValueError"},
+		{Message: "Read timed out (api_key=sk_live_51HxYzABCDEF0123456789)", GrpcCode: i32(0), JsonrpcCode: i32(-32602)},
+		{Message: "m", Attributes: map[string]string{"z": "last", "a": "first", "authorization": "Bearer abc.def.ghi",
+			"empty_token": "", "db.response.status_code": "40001", "url": "https://user:hunter2@example.com/x"}},
+		{Message: "details", Details: details(map[string]any{
+			"password": "hunter2", "token": 12345.0, "secret": map[string]any{"x": 1.0}, "api_key": []any{"a"},
+			"access_token": true, "client_secret": nil, "refresh_token": "",
+			"nested": map[string]any{"list": []any{"sk_live_51HxYzABCDEF0123456789", 1.5, false, nil, map[string]any{"Cookie": "a=b"}}},
+			"numbers": []any{0.0, -0.0, 1e-7, 1e-6, 123456789.0, 1e20, 1e21, -3.25e300, 5e-324, 503.0},
+			"max_tokens": 4096.0, "structuredContent": map[string]any{"reason_code": "explicit_production_confirmation_required"},
+		})},
+		{Message: "list details", Details: details([]any{"a", 2.0, map[string]any{}})},
+		{Message: "null details", Details: structpb.NewNullValue()},
+		{Message: "string details", Details: structpb.NewStringValue("Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc")},
+	}
+	for _, e := range cases {
+		got, err := redactedErrorJSON(e)
+		if err != nil {
+			t.Fatalf("%v: %v", e, err)
+		}
+		sameJSON(t, got, referenceErrorJSON(t, e))
+	}
+
+	// Random trees of every kind, with keys from both sides of the
+	// sensitive-key line.
+	rng := rand.New(rand.NewPCG(1, 2))
+	keys := []string{"a", "password", "token", "max_tokens", "Authorization", "note", "x-api-key", "ok", "session_id"}
+	strs := []string{"", "plain", "sk_live_51HxYzABCDEF0123456789", "ghp_0123456789abcdefghijABCDEFGHIJ012345", "é\"\\\n", "postgres://u:pw@h/db"}
+	var gen func(depth int) any
+	gen = func(depth int) any {
+		switch n := rng.IntN(7); {
+		case n == 0:
+			return nil
+		case n == 1:
+			return rng.IntN(2) == 0
+		case n == 2:
+			return math.Round(rng.NormFloat64()*1e6) / 1e3
+		case n == 3 || depth > 3:
+			return strs[rng.IntN(len(strs))]
+		case n == 4:
+			l := make([]any, rng.IntN(4))
+			for i := range l {
+				l[i] = gen(depth + 1)
+			}
+			return l
+		default:
+			m := map[string]any{}
+			for range rng.IntN(5) {
+				m[keys[rng.IntN(len(keys))]] = gen(depth + 1)
+			}
+			return m
+		}
+	}
+	for range 500 {
+		e := &v1.RawError{Message: strs[rng.IntN(len(strs))], Details: details(gen(0))}
+		got, err := redactedErrorJSON(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameJSON(t, got, referenceErrorJSON(t, e))
+	}
+
+	// What JSON cannot hold is refused, as protojson refuses it.
+	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		e := &v1.RawError{Message: "m", Details: structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{structpb.NewNumberValue(f)}})}
+		if _, err := redactedErrorJSON(e); err == nil || !strings.Contains(err.Error(), "details") {
+			t.Errorf("%v: got %v, want an error naming details", f, err)
+		}
+	}
+}
+
+// BenchmarkRedactedErrorJSON compares the direct encoder with the reference form.
+func BenchmarkRedactedErrorJSON(b *testing.B) {
+	i32 := func(v int32) *int32 { return &v }
+	e := &v1.RawError{Message: "upstream returned 503 Service Unavailable for GET https://api.example.com/v1/forecast",
+		HttpStatus: i32(503), RetryAfter: "30", Attributes: map[string]string{"http.method": "GET", "server.address": "api.example.com"}}
+	b.Run("direct", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := redactedErrorJSON(e); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("redact-then-protojson", func(b *testing.B) {
+		for b.Loop() {
+			referenceErrorJSON(b, e)
+		}
+	})
+}
