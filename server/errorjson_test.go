@@ -74,8 +74,8 @@ func TestRedactedErrorJSON(t *testing.T) {
 		{Message: "details", Details: details(map[string]any{
 			"password": "hunter2", "token": 12345.0, "secret": map[string]any{"x": 1.0}, "api_key": []any{"a"},
 			"access_token": true, "client_secret": nil, "refresh_token": "",
-			"nested": map[string]any{"list": []any{"sk_live_51HxYzABCDEF0123456789", 1.5, false, nil, map[string]any{"Cookie": "a=b"}}},
-			"numbers": []any{0.0, -0.0, 1e-7, 1e-6, 123456789.0, 1e20, 1e21, -3.25e300, 5e-324, 503.0},
+			"nested":     map[string]any{"list": []any{"sk_live_51HxYzABCDEF0123456789", 1.5, false, nil, map[string]any{"Cookie": "a=b"}}},
+			"numbers":    []any{0.0, -0.0, 1e-7, 1e-6, 123456789.0, 1e20, 1e21, -3.25e300, 5e-324, 503.0},
 			"max_tokens": 4096.0, "structuredContent": map[string]any{"reason_code": "explicit_production_confirmation_required"},
 		})},
 		{Message: "list details", Details: details([]any{"a", 2.0, map[string]any{}})},
