@@ -451,7 +451,7 @@ var binaryResults = []int16{1}
 
 // insertBatch is one statement for any number of rows: the rows travel as one array per column,
 // so the statement text, and so its prepared plan, is the same for every batch size. The order of
-// the arrays is the order of batchColumns.
+// the arrays is the order of failureColumns.
 const insertBatch = `INSERT INTO failures (` + failureColumns + `)
 	SELECT t, i, tool, srv, cl, co, r, rnb, ag, rid, rv, e::jsonb, a::jsonb, tr, sp, k, ca, oa, sh::jsonb
 	FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[],
