@@ -44,7 +44,7 @@
 //
 // The failures table is kept lean for this path (migrations/postgres/00004_lean_failures.sql): no
 // foreign key to tenants and no per-row regular expressions or jsonb_typeof checks, which cost the
-// database about 40 % of its CPU per record. The store checks every record before it is queued
+// database about 30 % of its CPU per record. The store checks every record before it is queued
 // (store.CheckFailure) and checks each tenant once before its first write (tenants are never
 // deleted), so "unknown tenant" is still store.ErrNotFound.
 //
