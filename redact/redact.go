@@ -158,14 +158,20 @@ func Map(m map[string]string) map[string]string {
 	}
 	out := make(map[string]string, len(m))
 	for k, v := range m {
-		switch {
-		case v == "":
-			out[k] = v
-		case SensitiveKey(k):
-			out[k] = Marker(KindField)
-		default:
-			out[k] = String(v)
-		}
+		out[k] = Field(k, v)
 	}
 	return out
+}
+
+// Field returns a string value as it is kept under key: replaced whole under a
+// sensitive key, passed through String otherwise; an empty value is kept.
+func Field(key, value string) string {
+	switch {
+	case value == "":
+		return value
+	case SensitiveKey(key):
+		return Marker(KindField)
+	default:
+		return String(value)
+	}
 }

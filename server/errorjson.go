@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -18,7 +19,7 @@ import (
 // redaction recognises replaced, as the JSON object that is stored (the
 // API's field names, as protojson writes them). It is written directly, in
 // one pass that redacts as it goes: redacting a copy and then encoding it
-// with protojson took 5.0 µs for a typical error, this takes 1.1 µs
+// with protojson took 5.1 µs for a typical error, this takes 1.5 µs
 // (BenchmarkRedactedErrorJSON), out of roughly 120 µs of service CPU per
 // Classify. TestRedactedErrorJSON holds it to that protojson form.
 func redactedErrorJSON(e *v1.RawError) ([]byte, error) {
@@ -66,21 +67,13 @@ func redactedErrorJSON(e *v1.RawError) ([]byte, error) {
 	if attrs := e.GetAttributes(); len(attrs) > 0 {
 		field("attributes")
 		b = append(b, '{')
-		for i, k := range sortedKeys(attrs) {
+		for i, k := range slices.Sorted(maps.Keys(attrs)) {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = appendJSONString(b, k)
 			b = append(b, ':')
-			v := attrs[k]
-			switch {
-			case v == "":
-			case redact.SensitiveKey(k):
-				v = redact.Marker(redact.KindField)
-			default:
-				v = redact.String(v)
-			}
-			b = appendJSONString(b, v)
+			b = appendJSONString(b, redact.Field(k, attrs[k]))
 		}
 		b = append(b, '}')
 	}
@@ -117,7 +110,7 @@ func appendRedactedValue(b []byte, v *structpb.Value, whole bool) ([]byte, error
 		}
 		fields := k.StructValue.GetFields()
 		b = append(b, '{')
-		for i, name := range sortedKeys(fields) {
+		for i, name := range slices.Sorted(maps.Keys(fields)) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -205,14 +198,4 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
-}
-
-// sortedKeys returns m's keys in byte order, the order protojson writes.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

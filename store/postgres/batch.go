@@ -133,9 +133,8 @@ type batcher struct {
 	pool  *pgxpool.Pool
 	set   batchSettings
 	queue chan *pending
-
-	quit chan struct{} // closed by Close: drain what is queued, then stop
-	done chan struct{} // closed when every writer has stopped
+	quit  chan struct{} // closed by Close: drain what is queued, then stop
+	done  chan struct{} // closed when every writer has stopped
 }
 
 func newBatcher(pool *pgxpool.Pool, set batchSettings) *batcher {
@@ -514,7 +513,9 @@ func encodeBatch(rows []*store.Failure) *encodedBatch {
 	// One buffer for every array, so that a batch costs a handful of allocations whatever its size.
 	size := batchColumns * 20
 	for _, f := range rows {
-		size += 19*4 + 8 + 16 + 1 + 8 + 8 + 8 + 8 + 8 + len(f.Tool) + len(f.Server) + len(f.Class) +
+		// Each element's length, then the fixed-size values (two int8, a uuid, a bool, three
+		// timestamps), then the texts.
+		size += batchColumns*4 + 2*8 + 16 + 1 + 3*8 + len(f.Tool) + len(f.Server) + len(f.Class) +
 			len(f.Code) + len(f.AgentGuidance) + len(f.RuleID) + len(f.Error) + len(f.ToolAnnotations) +
 			len(f.TraceID) + len(f.SpanID) + len(f.IdempotencyKey) + len(f.Shadow)
 	}
@@ -555,9 +556,9 @@ func encodeBatch(rows []*store.Failure) *encodedBatch {
 	array(oidText, func(b []byte, f *store.Failure) []byte { return appendText(b, f.AgentGuidance, false) })
 	array(oidText, func(b []byte, f *store.Failure) []byte { return appendText(b, f.RuleID, false) })
 	array(oidInt8, func(b []byte, f *store.Failure) []byte { return appendInt8(b, f.RuleVersion) })
-	array(oidText, func(b []byte, f *store.Failure) []byte { return appendBytes(b, f.Error, false) })
+	array(oidText, func(b []byte, f *store.Failure) []byte { return appendText(b, f.Error, false) })
 	array(oidText, func(b []byte, f *store.Failure) []byte {
-		return appendBytes(b, f.ToolAnnotations, f.ToolAnnotations == nil)
+		return appendText(b, f.ToolAnnotations, f.ToolAnnotations == nil)
 	})
 	array(oidText, func(b []byte, f *store.Failure) []byte { return appendText(b, f.TraceID, f.TraceID == "") })
 	array(oidText, func(b []byte, f *store.Failure) []byte { return appendText(b, f.SpanID, f.SpanID == "") })
@@ -566,7 +567,7 @@ func encodeBatch(rows []*store.Failure) *encodedBatch {
 	})
 	array(oidTimestamptz, func(b []byte, f *store.Failure) []byte { return appendTime(b, f.CreatedAt, false) })
 	array(oidTimestamptz, func(b []byte, f *store.Failure) []byte { return appendTime(b, f.OccurredAt, false) })
-	array(oidText, func(b []byte, f *store.Failure) []byte { return appendBytes(b, f.Shadow, f.Shadow == nil) })
+	array(oidText, func(b []byte, f *store.Failure) []byte { return appendText(b, f.Shadow, f.Shadow == nil) })
 	return e
 }
 
@@ -575,17 +576,10 @@ func appendInt8(b []byte, v int64) []byte {
 	return binary.BigEndian.AppendUint64(b, uint64(v))
 }
 
-func appendText(b []byte, s string, null bool) []byte {
+// appendText writes a text element, or NULL.
+func appendText[T ~string | ~[]byte](b []byte, s T, null bool) []byte {
 	if null {
 		return binary.BigEndian.AppendUint32(b, 0xFFFFFFFF) // -1: NULL
-	}
-	b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
-	return append(b, s...)
-}
-
-func appendBytes(b []byte, s []byte, null bool) []byte {
-	if null {
-		return binary.BigEndian.AppendUint32(b, 0xFFFFFFFF)
 	}
 	b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
 	return append(b, s...)

@@ -175,21 +175,7 @@ func runBatching(t *testing.T, h Harness) {
 
 // runRetention is the part of the suite about per-tenant retention.
 func runRetention(t *testing.T, h Harness) {
-	type testBundle struct {
-		ctx    context.Context
-		store  store.Store
-		tenant store.Tenant
-		other  store.Tenant
-	}
-	setup := func(t *testing.T) *testBundle {
-		t.Helper()
-		s := h.Open(t)
-		tenant, err := s.EnsureTenant(t.Context(), "acme")
-		requireNoError(t, err)
-		other, err := s.EnsureTenant(t.Context(), "globex")
-		requireNoError(t, err)
-		return &testBundle{ctx: t.Context(), store: s, tenant: tenant, other: other}
-	}
+	setup := func(t *testing.T) *twoTenants { return openTwoTenants(t, h) }
 
 	t.Run("SetAndRead", func(t *testing.T) {
 		t.Parallel()

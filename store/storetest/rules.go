@@ -13,24 +13,29 @@ import (
 	"github.com/omcp/toolfailure/store"
 )
 
+// twoTenants is a fresh store with two tenants, for the parts of the suite that check that one
+// tenant's data never shows through to the other.
+type twoTenants struct {
+	ctx    context.Context
+	store  store.Store
+	tenant store.Tenant
+	other  store.Tenant
+}
+
+func openTwoTenants(t *testing.T, h Harness) *twoTenants {
+	t.Helper()
+	s := h.Open(t)
+	tenant, err := s.EnsureTenant(t.Context(), "acme")
+	requireNoError(t, err)
+	other, err := s.EnsureTenant(t.Context(), "globex")
+	requireNoError(t, err)
+	return &twoTenants{ctx: t.Context(), store: s, tenant: tenant, other: other}
+}
+
 // runRules is the part of the suite about tenant rules: versions, atomic replacement, the diff,
 // optimistic concurrency, and tenant isolation.
 func runRules(t *testing.T, h Harness) {
-	type testBundle struct {
-		ctx    context.Context
-		store  store.Store
-		tenant store.Tenant
-		other  store.Tenant
-	}
-	setup := func(t *testing.T) *testBundle {
-		t.Helper()
-		s := h.Open(t)
-		tenant, err := s.EnsureTenant(t.Context(), "acme")
-		requireNoError(t, err)
-		other, err := s.EnsureTenant(t.Context(), "globex")
-		requireNoError(t, err)
-		return &testBundle{ctx: t.Context(), store: s, tenant: tenant, other: other}
-	}
+	setup := func(t *testing.T) *twoTenants { return openTwoTenants(t, h) }
 
 	t.Run("EmptySetIsVersionZero", func(t *testing.T) {
 		t.Parallel()
