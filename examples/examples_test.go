@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/servicetest"
 	"github.com/omcp/toolfailure/mcpfailure"
 )
 
@@ -373,8 +374,8 @@ func checkSession(t *testing.T, svc *service, cs *mcp.ClientSession, u upstream,
 	eventually(t, "3 progress notifications", func() bool { return ev.progressCount() == 3 })
 
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: u.ask, Arguments: map[string]any{}})
-	if err != nil || res.IsError || !strings.Contains(textOf(res), u.askWant) {
-		t.Errorf("%s: %v %q, want an answer containing %q", u.ask, err, textOf(res), u.askWant)
+	if err != nil || res.IsError || !strings.Contains(servicetest.TextOf(res), u.askWant) {
+		t.Errorf("%s: %v %q, want an answer containing %q", u.ask, err, servicetest.TextOf(res), u.askWant)
 	}
 
 	cctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
@@ -385,26 +386,13 @@ func checkSession(t *testing.T, svc *service, cs *mcp.ClientSession, u upstream,
 	}
 	eventually(t, "the server to see the cancellation", func() bool {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "stats", Arguments: map[string]any{}})
-		return err == nil && strings.Contains(textOf(res), `"cancelled": 1`) || strings.Contains(textOf(res), `"cancelled":1`)
+		return err == nil && strings.Contains(servicetest.TextOf(res), `"cancelled": 1`) || strings.Contains(servicetest.TextOf(res), `"cancelled":1`)
 	})
 
 	eventually(t, "a record of the JSON-RPC error", func() bool {
 		list, err := lookup.ListFailures(ctx, &toolfailurev1.ListFailuresRequest{Filter: &toolfailurev1.FailureFilter{Tool: "rate_limited"}})
 		return err == nil && len(list.GetFailures()) > 0
 	})
-}
-
-func textOf(res *mcp.CallToolResult) string {
-	if res == nil {
-		return ""
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
 }
 
 func eventually(t *testing.T, what string, cond func() bool) {

@@ -18,6 +18,7 @@ import (
 
 	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/internal/pgtest"
+	"github.com/omcp/toolfailure/internal/servicetest"
 	"github.com/omcp/toolfailure/mcpfailure"
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store/postgres"
@@ -89,7 +90,7 @@ func checkEveryClass(t *testing.T, svc *service, transport string) {
 			t.Fatalf("%s: CallTool: %v", c.tool, err)
 		}
 		if !res.IsError {
-			t.Fatalf("%s: result is not an error: %s", c.tool, textOf(res))
+			t.Fatalf("%s: result is not an error: %s", c.tool, servicetest.TextOf(res))
 		}
 		tf := failureOf(t, res)
 		if tf["class"] != c.class || tf["code"] != c.code {
@@ -229,8 +230,8 @@ func TestMetaPreserved(t *testing.T) {
 			if res.Meta["com.example/requestId"] != "req-7" || res.Meta["com.example/shard"] != float64(3) {
 				t.Errorf("other _meta keys lost or changed: %v", res.Meta)
 			}
-			if !strings.Contains(textOf(res), "explicit confirmation") {
-				t.Errorf("content changed: %q", textOf(res))
+			if !strings.Contains(servicetest.TextOf(res), "explicit confirmation") {
+				t.Errorf("content changed: %q", servicetest.TextOf(res))
 			}
 			sc, _ := json.Marshal(res.StructuredContent)
 			if !strings.Contains(string(sc), "awaiting_confirmation") {

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/servicetest"
 	"github.com/omcp/toolfailure/mcpfailure"
 )
 
@@ -67,8 +68,8 @@ func TestRetryIdempotentTrusted(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.IsError || textOf(res) != "done" {
-				t.Errorf("final result: isError %v, text %q", res.IsError, textOf(res))
+			if res.IsError || servicetest.TextOf(res) != "done" {
+				t.Errorf("final result: isError %v, text %q", res.IsError, servicetest.TextOf(res))
 			}
 			if rep.Action != mcpfailure.ActionRetried || rep.Attempts != 3 || len(rep.Waits) != 2 || !rep.Idempotent {
 				t.Errorf("report = %+v, want retried after 3 attempts and 2 waits", rep)

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"syscall"
@@ -18,14 +17,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/omcp/toolfailure/apikey"
 	"github.com/omcp/toolfailure/conformance"
 	"github.com/omcp/toolfailure/correlation"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
+	"github.com/omcp/toolfailure/internal/servicetest"
 	"github.com/omcp/toolfailure/mcpfailure"
 	"github.com/omcp/toolfailure/server"
-	"github.com/omcp/toolfailure/store"
-	"github.com/omcp/toolfailure/store/sqlite"
 )
 
 // service is a real toolfailure service, over real HTTP, on its own embedded
@@ -40,62 +37,15 @@ type service struct {
 // embedded store; TestPostgres runs the same scenario on PostgreSQL.
 type storeOpener func(t *testing.T) server.Store
 
-func embeddedStore(t *testing.T) server.Store {
-	t.Helper()
-	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "toolfailure.db"))
-	if err != nil {
-		t.Fatalf("open embedded store: %v", err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	if err := s.Migrate(t.Context()); err != nil {
-		t.Fatalf("migrate embedded store: %v", err)
-	}
-	return s
-}
-
-// keyStore is what the set-up needs beyond server.Store: tenants and keys.
-type keyStore interface {
-	EnsureTenant(ctx context.Context, name string) (store.Tenant, error)
-	CreateAPIKey(ctx context.Context, k store.APIKey) (store.APIKey, error)
-}
+func embeddedStore(t *testing.T) server.Store { return servicetest.Embedded(t) }
 
 func startService(t *testing.T, open storeOpener) *service {
 	t.Helper()
 	if open == nil {
 		open = embeddedStore
 	}
-	s := open(t)
-	ks, ok := s.(keyStore)
-	if !ok {
-		t.Fatalf("store %T cannot create keys", s)
-	}
-	h, err := server.New(server.Config{Store: s})
-	if err != nil {
-		t.Fatalf("server.New: %v", err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return &service{
-		url:       srv.URL,
-		reportKey: mintKey(t, ks, apikey.ScopeReport),
-		lookupKey: mintKey(t, ks, apikey.ScopeLookup),
-	}
-}
-
-func mintKey(t *testing.T, s keyStore, scopes ...string) string {
-	t.Helper()
-	ten, err := s.EnsureTenant(t.Context(), "acme")
-	if err != nil {
-		t.Fatalf("ensure tenant: %v", err)
-	}
-	k, err := apikey.New()
-	if err != nil {
-		t.Fatalf("mint key: %v", err)
-	}
-	if _, err := s.CreateAPIKey(t.Context(), store.APIKey{ID: k.ID, TenantID: ten.ID, Hash: k.Hash, Scopes: scopes}); err != nil {
-		t.Fatalf("store key: %v", err)
-	}
-	return k.Secret
+	sv := servicetest.Start(t, open(t))
+	return &service{url: sv.URL, reportKey: sv.ReportKey, lookupKey: sv.LookupKey}
 }
 
 func (s *service) classifier() mcpfailure.Classifier {
@@ -417,17 +367,7 @@ func failureOf(t *testing.T, res *mcp.CallToolResult) map[string]any {
 	t.Helper()
 	obj, ok := res.Meta[mcpfailure.MetaKey].(map[string]any)
 	if !ok {
-		t.Fatalf("result has no %s object; _meta = %v, content = %v", mcpfailure.MetaKey, res.Meta, textOf(res))
+		t.Fatalf("result has no %s object; _meta = %v, content = %v", mcpfailure.MetaKey, res.Meta, servicetest.TextOf(res))
 	}
 	return obj
-}
-
-func textOf(res *mcp.CallToolResult) string {
-	var s string
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			s += tc.Text
-		}
-	}
-	return s
 }

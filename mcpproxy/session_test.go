@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/servicetest"
 	"github.com/omcp/toolfailure/mcpfailure"
 )
 
@@ -99,7 +100,7 @@ func TestSessionThroughProxy(t *testing.T) {
 			if err := json.Unmarshal(u.lastResult("ok"), &sent); err != nil {
 				t.Fatal(err)
 			}
-			if textOf(res) != textOf(&sent) || res.IsError ||
+			if servicetest.TextOf(res) != servicetest.TextOf(&sent) || res.IsError ||
 				string(mustJSON(t, res.StructuredContent)) != string(mustJSON(t, sent.StructuredContent)) ||
 				res.Meta["com.example/trace"] != "t-1" || res.Meta["com.example/n"] != float64(7) || res.Meta[mcpfailure.MetaKey] != nil {
 				t.Errorf("ok: result changed:\n got %s\nsent %s", resultJSON(t, res), u.lastResult("ok"))
@@ -129,11 +130,11 @@ func TestSessionThroughProxy(t *testing.T) {
 			if v := cs.InitializeResult().ProtocolVersion; v >= "2026-07-28" {
 				t.Logf("protocol %s: sampling and elicitation requests are not part of it", v)
 			} else {
-				if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sample"}); err != nil || res.IsError || !strings.Contains(textOf(res), "hello back") {
-					t.Errorf("sample: %v %s", err, textOf(res))
+				if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sample"}); err != nil || res.IsError || !strings.Contains(servicetest.TextOf(res), "hello back") {
+					t.Errorf("sample: %v %s", err, servicetest.TextOf(res))
 				}
-				if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "elicit"}); err != nil || res.IsError || !strings.Contains(textOf(res), "accept teal") {
-					t.Errorf("elicit: %v %s", err, textOf(res))
+				if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "elicit"}); err != nil || res.IsError || !strings.Contains(servicetest.TextOf(res), "accept teal") {
+					t.Errorf("elicit: %v %s", err, servicetest.TextOf(res))
 				}
 			}
 
@@ -173,19 +174,6 @@ func TestSessionThroughProxy(t *testing.T) {
 			}
 		})
 	}
-}
-
-func textOf(res *mcp.CallToolResult) string {
-	if res == nil {
-		return ""
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
 }
 
 func mustJSON(t *testing.T, v any) []byte {

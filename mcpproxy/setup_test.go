@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -21,14 +20,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/omcp/toolfailure/apikey"
 	"github.com/omcp/toolfailure/conformance"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
+	"github.com/omcp/toolfailure/internal/servicetest"
 	"github.com/omcp/toolfailure/mcpfailure"
 	"github.com/omcp/toolfailure/mcpproxy"
-	"github.com/omcp/toolfailure/server"
-	"github.com/omcp/toolfailure/store"
-	"github.com/omcp/toolfailure/store/sqlite"
 )
 
 var correlationIDPattern = regexp.MustCompile(`^tf_[0-9A-HJKMNP-TV-Z]{26}[0-9A-HJKMNP-TV-Z*~$=U]$`)
@@ -43,37 +39,8 @@ type service struct {
 
 func startService(t *testing.T) *service {
 	t.Helper()
-	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "toolfailure.db"))
-	if err != nil {
-		t.Fatalf("open embedded store: %v", err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	if err := s.Migrate(t.Context()); err != nil {
-		t.Fatalf("migrate: %v", err)
-	}
-	h, err := server.New(server.Config{Store: s})
-	if err != nil {
-		t.Fatalf("server.New: %v", err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return &service{url: srv.URL, reportKey: mintKey(t, s, apikey.ScopeReport), lookupKey: mintKey(t, s, apikey.ScopeLookup)}
-}
-
-func mintKey(t *testing.T, s *sqlite.Store, scopes ...string) string {
-	t.Helper()
-	ten, err := s.EnsureTenant(t.Context(), "acme")
-	if err != nil {
-		t.Fatalf("ensure tenant: %v", err)
-	}
-	k, err := apikey.New()
-	if err != nil {
-		t.Fatalf("mint key: %v", err)
-	}
-	if _, err := s.CreateAPIKey(t.Context(), store.APIKey{ID: k.ID, TenantID: ten.ID, Hash: k.Hash, Scopes: scopes}); err != nil {
-		t.Fatalf("store key: %v", err)
-	}
-	return k.Secret
+	sv := servicetest.Start(t, servicetest.Embedded(t))
+	return &service{url: sv.URL, reportKey: sv.ReportKey, lookupKey: sv.LookupKey}
 }
 
 func (s *service) failures() toolfailurev1connect.FailureServiceClient {
