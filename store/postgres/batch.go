@@ -31,7 +31,10 @@ const (
 	// flushes as soon as its queue is empty, and rows that arrive during a flush form the next batch,
 	// so under load batches grow by themselves and an idle service adds no latency. A small wait
 	// (a few hundred microseconds) trades latency for fewer, larger commits when the disk, not the
-	// CPU, is the limit.
+	// CPU, is the limit. Measured with `toolfailure bench` on a 2-core machine whose disk syncs in
+	// 85 µs (pg_test_fsync): a 1 ms wait cut PostgreSQL's CPU per request at 32 callers from 24–37
+	// to 20–23 µs but throughput from 0.51× to 0.43× of the zero-work handler's, and 150 µs
+	// changed neither beyond the noise; the callers of a closed loop pay the wait in throughput.
 	DefaultMaxWait = time.Duration(0)
 	// DefaultWriteTimeout bounds one batch's statement, so that a database that stopped answering
 	// without closing the connection cannot hold the writer, and every queued caller, forever.
@@ -41,8 +44,9 @@ const (
 	// but the largest batches and so the least CPU per row. Measured with `toolfailure bench` on
 	// a 2-core machine (service, load and PostgreSQL sharing it): one writer gave 0.45× the
 	// zero-work throughput at 32 callers with 44 µs of PostgreSQL CPU per request and a 4-caller
-	// p99 of 4.1 ms; two gave 0.33× with 71 µs and 5.1 ms. Where CPU, not commit latency, is the
-	// limit, one wins on every count; raise it for a database with slow fsync and idle cores.
+	// p99 of 4.1 ms; two gave 0.33× with 71 µs and 5.1 ms (on a faster machine later: 0.53× with
+	// 26 µs against 0.45× with 38 µs). Where CPU, not commit latency, is the limit, one wins on
+	// every count; raise it for a database with slow fsync and idle cores.
 	DefaultWriters = 1
 
 	paramMaxBatch     = "group_commit_max_batch"
@@ -470,7 +474,9 @@ const insertBatch = insertRows + `
 // meet an earlier record, so the speculative insertion of ON CONFLICT is not needed (a clash of
 // IDs is an error either way, and sends the batch row by row). Without it PostgreSQL spent from
 // the same to 30 % less CPU per batch of 16 rows (five alternating runs). RETURNING stays: without
-// it the same batches cost PostgreSQL twice the CPU, which we measured twice and cannot explain.
+// it the same batches cost PostgreSQL more CPU, not less (twice as much per row at 16 rows on one
+// machine; 25–28.5 against 20.5 µs per row at 11 rows on another), which we cannot explain.
+// Forcing a generic plan (plan_cache_mode) costs more too: 23.5–25 against 21.5–22 µs per row.
 const insertBatchNoKeys = insertRows + `
 	RETURNING id`
 
