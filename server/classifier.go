@@ -152,19 +152,73 @@ func (s *classifierService) checkDetails(v *structpb.Value) error {
 	if v == nil {
 		return nil
 	}
-	if depth(v, 0, s.cfg.Limits.MaxDetailsDepth) > s.cfg.Limits.MaxDetailsDepth {
+	size, deepest, err := jsonShape(v, 0, s.cfg.Limits.MaxDetailsDepth)
+	switch {
+	case deepest > s.cfg.Limits.MaxDetailsDepth:
 		return connect.NewError(connect.CodeInvalidArgument,
 			fmt.Sprintf("invalid request: error.details: nesting deeper than %d levels", s.cfg.Limits.MaxDetailsDepth))
-	}
-	b, err := protojson.Marshal(v)
-	if err != nil {
+	case err != nil:
 		return connect.NewError(connect.CodeInvalidArgument, "invalid request: error.details: "+err.Error())
-	}
-	if len(b) > s.cfg.Limits.MaxDetailsBytes {
+	case size > s.cfg.Limits.MaxDetailsBytes:
 		return connect.NewError(connect.CodeInvalidArgument,
 			fmt.Sprintf("invalid request: error.details: larger than %d bytes", s.cfg.Limits.MaxDetailsBytes))
 	}
 	return nil
+}
+
+// jsonShape returns the length of v written as compact JSON (as appendRedactedValue writes it,
+// before redaction) and its nesting depth, counted from d, in one walk that writes nothing: it
+// replaced encoding the details with protojson only to measure them, which cost as much as
+// classifying the error. The walk stops going deeper past limit levels; a number that JSON cannot
+// hold (NaN, ±Inf) is an error, as it is for protojson.
+func jsonShape(v *structpb.Value, d, limit int) (size, deepest int, err error) {
+	if d > limit {
+		return 0, d, nil
+	}
+	deepest = d
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_BoolValue:
+		if k.BoolValue {
+			return len("true"), d, nil
+		}
+		return len("false"), d, nil
+	case *structpb.Value_StringValue:
+		return jsonStringLen(k.StringValue), d, nil
+	case *structpb.Value_NumberValue:
+		var buf [32]byte
+		b, err := appendJSONNumber(buf[:0], k.NumberValue)
+		return len(b), d, err
+	case *structpb.Value_StructValue:
+		size = 2 // {}
+		for name, f := range k.StructValue.GetFields() {
+			n, deep, err := jsonShape(f, d+1, limit)
+			if err != nil || deep > limit {
+				return 0, max(deepest, deep), err
+			}
+			size += jsonStringLen(name) + 1 + n + 1 // "name":value,
+			deepest = max(deepest, deep)
+		}
+		if len(k.StructValue.GetFields()) > 0 {
+			size-- // no comma after the last
+		}
+		return size, deepest, nil
+	case *structpb.Value_ListValue:
+		size = 2 // []
+		for _, e := range k.ListValue.GetValues() {
+			n, deep, err := jsonShape(e, d+1, limit)
+			if err != nil || deep > limit {
+				return 0, max(deepest, deep), err
+			}
+			size += n + 1
+			deepest = max(deepest, deep)
+		}
+		if len(k.ListValue.GetValues()) > 0 {
+			size--
+		}
+		return size, deepest, nil
+	default:
+		return len("null"), d, nil
+	}
 }
 
 // ClassifyInput maps a Classify or Explain request into the domain's
@@ -202,25 +256,6 @@ func ClassifyInput(req interface {
 		}
 	}
 	return in
-}
-
-// depth measures nesting, stopping early once it exceeds limit.
-func depth(v *structpb.Value, d, limit int) int {
-	if d > limit {
-		return d
-	}
-	deepest := d
-	switch k := v.GetKind().(type) {
-	case *structpb.Value_StructValue:
-		for _, f := range k.StructValue.GetFields() {
-			deepest = max(deepest, depth(f, d+1, limit))
-		}
-	case *structpb.Value_ListValue:
-		for _, f := range k.ListValue.GetValues() {
-			deepest = max(deepest, depth(f, d+1, limit))
-		}
-	}
-	return deepest
 }
 
 // record builds the durable record: the raw error is redacted here, before

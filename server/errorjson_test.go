@@ -156,3 +156,86 @@ func BenchmarkRedactedErrorJSON(b *testing.B) {
 		}
 	})
 }
+
+// TestJSONShape holds the size that checkDetails measures to what the encoder writes, and the
+// depth to the nesting, on random trees with nothing to redact (so that the encoder's output is
+// the details as received).
+func TestJSONShape(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	keys := []string{"a", "note", "ok", "é", "quote\"d", "tab\tkey", ""}
+	strs := []string{"", "plain", "é\"\\\n\r\t", "\x01\x1f ctl", "<html> & </html>", "\u2028 😀"}
+	var gen func(depth int) any
+	gen = func(depth int) any {
+		switch n := rng.IntN(7); {
+		case n == 0:
+			return nil
+		case n == 1:
+			return rng.IntN(2) == 0
+		case n == 2:
+			return []float64{0, -1.5, 1e-7, 1e21, 123456789, 5e-324, math.Round(rng.NormFloat64() * 1e6)}[rng.IntN(7)]
+		case n == 3 || depth > 6:
+			return strs[rng.IntN(len(strs))]
+		case n == 4:
+			l := make([]any, rng.IntN(4))
+			for i := range l {
+				l[i] = gen(depth + 1)
+			}
+			return l
+		default:
+			m := map[string]any{}
+			for range rng.IntN(5) {
+				m[keys[rng.IntN(len(keys))]] = gen(depth + 1)
+			}
+			return m
+		}
+	}
+	var nesting func(v *structpb.Value) int
+	nesting = func(v *structpb.Value) int {
+		deepest := 0
+		switch k := v.GetKind().(type) {
+		case *structpb.Value_StructValue:
+			for _, f := range k.StructValue.GetFields() {
+				deepest = max(deepest, 1+nesting(f))
+			}
+		case *structpb.Value_ListValue:
+			for _, e := range k.ListValue.GetValues() {
+				deepest = max(deepest, 1+nesting(e))
+			}
+		}
+		return deepest
+	}
+	for range 2000 {
+		v, err := structpb.NewValue(gen(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := appendRedactedValue(nil, v, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size, deepest, err := jsonShape(v, 0, 100)
+		if err != nil || size != len(want) || deepest != nesting(v) {
+			t.Fatalf("jsonShape = %d, depth %d, %v; want %d (%s), depth %d", size, deepest, err, len(want), want, nesting(v))
+		}
+		// Past the limit the walk stops, but still reports more than the limit.
+		if n := nesting(v); n > 0 {
+			if _, d, _ := jsonShape(v, 0, n-1); d <= n-1 {
+				t.Fatalf("limit %d: depth %d reported for nesting %d", n-1, d, n)
+			}
+		}
+	}
+	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if _, _, err := jsonShape(structpb.NewNumberValue(f), 0, 10); err == nil {
+			t.Errorf("%v: no error", f)
+		}
+	}
+	for range 5000 {
+		b := make([]byte, rng.IntN(12))
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+		}
+		if got, want := jsonStringLen(string(b)), len(appendJSONString(nil, string(b))); got != want {
+			t.Fatalf("jsonStringLen(%q) = %d, want %d", b, got, want)
+		}
+	}
+}

@@ -383,6 +383,7 @@ func TestBadInput(t *testing.T) {
 		{"empty error", classifyPath, `{"tool": "t", "error": {}}`, "invalid_argument", "error"},
 		{"message too long", classifyPath, `{"tool": "t", "error": {"message": "` + strings.Repeat("x", 70000) + `"}}`, "invalid_argument", "error.message"},
 		{"deep details", classifyPath, `{"tool": "t", "error": {"details": ` + deep + `}}`, "invalid_argument", "error.details"},
+		{"huge details", classifyPath, `{"tool": "t", "error": {"details": {"body": "` + strings.Repeat("x", 300<<10) + `"}}}`, "invalid_argument", "error.details: larger than"},
 		{"invalid utf8", classifyPath, "{\"tool\": \"t\xff\xfe\", \"error\": {\"message\": \"x\"}}", "invalid_argument", ""},
 		{"huge attributes", classifyPath, `{"tool": "t", "error": {"attributes": {` + strings.Join(attrs, ",") + `}}}`, "invalid_argument", "error.attributes"},
 		{"bad http status", classifyPath, `{"tool": "t", "error": {"httpStatus": 1000}}`, "invalid_argument", "error.httpStatus"},
