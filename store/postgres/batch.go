@@ -406,6 +406,7 @@ func (b *batcher) writeLeaders(ctx context.Context, w *writer, leaders []*pendin
 type writer struct {
 	pool *pgxpool.Pool
 	conn *pgxpool.Conn
+	enc  encodedBatch
 }
 
 // release returns the connection to the pool.
@@ -444,7 +445,8 @@ func (w *writer) execBatch(ctx context.Context, rows []*store.Failure) (inserted
 			tracer.TraceQueryEnd(ctx, c, pgx.TraceQueryEndData{CommandTag: pgconn.NewCommandTag("INSERT"), Err: err})
 		}()
 	}
-	enc := encodeBatch(rows)
+	w.enc.encode(rows)
+	enc := &w.enc
 	rr := c.PgConn().ExecPrepared(ctx, name, enc.params[:], enc.formats[:], binaryResults)
 	inserted = make(map[[16]byte]struct{}, len(rows))
 	for rr.NextRow() {
@@ -505,13 +507,15 @@ const (
 type encodedBatch struct {
 	params  [batchColumns][]byte
 	formats [batchColumns]int16
+	buf     []byte // holds every array; kept from batch to batch by its writer
 }
 
-// encodeBatch writes each column of rows as a one-dimensional PostgreSQL array in the binary
-// format of array_recv: a header (dimensions, null flag, element type, length, lower bound), then
-// each element as a length and its bytes, -1 for NULL.
-func encodeBatch(rows []*store.Failure) *encodedBatch {
-	e := &encodedBatch{}
+// encode writes each column of rows as a one-dimensional PostgreSQL array in the binary format of
+// array_recv: a header (dimensions, null flag, element type, length, lower bound), then each
+// element as a length and its bytes, -1 for NULL. It reuses e's buffer, so the parameters of the
+// previous batch must no longer be in use: a writer encodes its next batch only after the last
+// one's statement has returned, and pgconn copies parameters into its own send buffer.
+func (e *encodedBatch) encode(rows []*store.Failure) {
 	for i := range e.formats {
 		e.formats[i] = 1
 	}
@@ -525,7 +529,10 @@ func encodeBatch(rows []*store.Failure) *encodedBatch {
 			len(f.Code) + len(f.AgentGuidance) + len(f.RuleID) + len(f.Error) + len(f.ToolAnnotations) +
 			len(f.TraceID) + len(f.SpanID) + len(f.IdempotencyKey) + len(f.Shadow)
 	}
-	buf := make([]byte, 0, size)
+	if cap(e.buf) < size {
+		e.buf = make([]byte, 0, size)
+	}
+	buf := e.buf[:0]
 	col := 0
 	array := func(oid uint32, elem func(buf []byte, f *store.Failure) []byte) {
 		start := len(buf)
@@ -574,7 +581,11 @@ func encodeBatch(rows []*store.Failure) *encodedBatch {
 	array(oidTimestamptz, func(b []byte, f *store.Failure) []byte { return appendTime(b, f.CreatedAt, false) })
 	array(oidTimestamptz, func(b []byte, f *store.Failure) []byte { return appendTime(b, f.OccurredAt, false) })
 	array(oidText, func(b []byte, f *store.Failure) []byte { return appendText(b, f.Shadow, f.Shadow == nil) })
-	return e
+	if cap(buf) <= 1<<20 { // one batch of huge records should not pin its buffer for good
+		e.buf = buf[:0]
+	} else {
+		e.buf = nil
+	}
 }
 
 func appendInt8(b []byte, v int64) []byte {

@@ -36,10 +36,18 @@ func sampleRows(n int) []*store.Failure {
 	return rows
 }
 
-// TestEncodeBatch decodes what encodeBatch writes with pgx's own decoders, column by column.
+// TestEncodeBatch decodes what encode writes with pgx's own decoders, column by column, for
+// batches of several sizes encoded one after the other into the same reused buffer.
 func TestEncodeBatch(t *testing.T) {
-	rows := sampleRows(5)
-	enc := encodeBatch(rows)
+	enc := &encodedBatch{}
+	for _, n := range []int{5, 1, 9, 3} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) { checkEncoded(t, enc, sampleRows(n)) })
+	}
+}
+
+func checkEncoded(t *testing.T, enc *encodedBatch, rows []*store.Failure) {
+	t.Helper()
+	enc.encode(rows)
 	m := pgtype.NewMap()
 	var (
 		ints   []int64
@@ -126,13 +134,14 @@ func TestEncodeBatch(t *testing.T) {
 	textCol(18, js(func(f *store.Failure) []byte { return f.Shadow }))
 }
 
-// BenchmarkEncodeBatch compares encodeBatch with pgx's generic encoding of the same 19 arrays,
+// BenchmarkEncodeBatch compares encode with pgx's generic encoding of the same 19 arrays,
 // which is what a pool.Query with Go slices does.
 func BenchmarkEncodeBatch(b *testing.B) {
 	rows := sampleRows(32)
 	b.Run("direct", func(b *testing.B) {
+		var enc encodedBatch
 		for b.Loop() {
-			_ = encodeBatch(rows)
+			enc.encode(rows)
 		}
 	})
 	b.Run("pgx", func(b *testing.B) {
