@@ -152,7 +152,8 @@ func (s *classifierService) checkDetails(v *structpb.Value) error {
 	if v == nil {
 		return nil
 	}
-	size, deepest, err := jsonShape(v, 0, s.cfg.Limits.MaxDetailsDepth)
+	shape := jsonShape{limit: s.cfg.Limits.MaxDetailsDepth}
+	size, deepest, err := shape.measure(v, 0)
 	switch {
 	case deepest > s.cfg.Limits.MaxDetailsDepth:
 		return connect.NewError(connect.CodeInvalidArgument,
@@ -166,13 +167,19 @@ func (s *classifierService) checkDetails(v *structpb.Value) error {
 	return nil
 }
 
-// jsonShape returns the length of v written as compact JSON (as appendRedactedValue writes it,
-// before redaction) and its nesting depth, counted from d, in one walk that writes nothing: it
-// replaced encoding the details with protojson only to measure them, which cost as much as
-// classifying the error. The walk stops going deeper past limit levels; a number that JSON cannot
-// hold (NaN, ±Inf) is an error, as it is for protojson.
-func jsonShape(v *structpb.Value, d, limit int) (size, deepest int, err error) {
-	if d > limit {
+// jsonShape measures v as compact JSON (as appendRedactedValue writes it, before redaction): its
+// length and its nesting depth, counted from d, in one walk that keeps no output. It replaced
+// encoding the details with protojson only to measure them, which cost as much as classifying
+// the error. The walk stops going deeper past limit levels; a number that JSON cannot hold (NaN,
+// ±Inf) is an error, as it is for protojson. Strings and numbers are written into scratch, one
+// at a time, to be counted.
+type jsonShape struct {
+	limit   int
+	scratch []byte
+}
+
+func (m *jsonShape) measure(v *structpb.Value, d int) (size, deepest int, err error) {
+	if d > m.limit {
 		return 0, d, nil
 	}
 	deepest = d
@@ -183,19 +190,20 @@ func jsonShape(v *structpb.Value, d, limit int) (size, deepest int, err error) {
 		}
 		return len("false"), d, nil
 	case *structpb.Value_StringValue:
-		return jsonStringLen(k.StringValue), d, nil
+		m.scratch = appendJSONString(m.scratch[:0], k.StringValue)
+		return len(m.scratch), d, nil
 	case *structpb.Value_NumberValue:
-		var buf [32]byte
-		b, err := appendJSONNumber(buf[:0], k.NumberValue)
-		return len(b), d, err
+		m.scratch, err = appendJSONNumber(m.scratch[:0], k.NumberValue)
+		return len(m.scratch), d, err
 	case *structpb.Value_StructValue:
 		size = 2 // {}
 		for name, f := range k.StructValue.GetFields() {
-			n, deep, err := jsonShape(f, d+1, limit)
-			if err != nil || deep > limit {
+			n, deep, err := m.measure(f, d+1)
+			if err != nil || deep > m.limit {
 				return 0, max(deepest, deep), err
 			}
-			size += jsonStringLen(name) + 1 + n + 1 // "name":value,
+			m.scratch = appendJSONString(m.scratch[:0], name)
+			size += len(m.scratch) + 1 + n + 1 // "name":value,
 			deepest = max(deepest, deep)
 		}
 		if len(k.StructValue.GetFields()) > 0 {
@@ -205,8 +213,8 @@ func jsonShape(v *structpb.Value, d, limit int) (size, deepest int, err error) {
 	case *structpb.Value_ListValue:
 		size = 2 // []
 		for _, e := range k.ListValue.GetValues() {
-			n, deep, err := jsonShape(e, d+1, limit)
-			if err != nil || deep > limit {
+			n, deep, err := m.measure(e, d+1)
+			if err != nil || deep > m.limit {
 				return 0, max(deepest, deep), err
 			}
 			size += n + 1

@@ -199,31 +199,3 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
-
-// jsonStringLen is len(appendJSONString(nil, s)), counted without writing.
-func jsonStringLen(s string) int {
-	n := len(s) + 2
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			switch c {
-			case '"', '\\', '\n', '\r', '\t':
-				n++ // a two-byte escape
-			default:
-				n += 5 // \u00XX
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			n += len("\ufffd") - 1
-		}
-		i += size
-	}
-	return n
-}

@@ -95,33 +95,9 @@ func TestRedactedErrorJSON(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	keys := []string{"a", "password", "token", "max_tokens", "Authorization", "note", "x-api-key", "ok", "session_id"}
 	strs := []string{"", "plain", "sk_live_51HxYzABCDEF0123456789", "ghp_0123456789abcdefghijABCDEFGHIJ012345", "é\"\\\n", "postgres://u:pw@h/db"}
-	var gen func(depth int) any
-	gen = func(depth int) any {
-		switch n := rng.IntN(7); {
-		case n == 0:
-			return nil
-		case n == 1:
-			return rng.IntN(2) == 0
-		case n == 2:
-			return math.Round(rng.NormFloat64()*1e6) / 1e3
-		case n == 3 || depth > 3:
-			return strs[rng.IntN(len(strs))]
-		case n == 4:
-			l := make([]any, rng.IntN(4))
-			for i := range l {
-				l[i] = gen(depth + 1)
-			}
-			return l
-		default:
-			m := map[string]any{}
-			for range rng.IntN(5) {
-				m[keys[rng.IntN(len(keys))]] = gen(depth + 1)
-			}
-			return m
-		}
-	}
+	numbers := func() float64 { return math.Round(rng.NormFloat64()*1e6) / 1e3 }
 	for range 500 {
-		e := &v1.RawError{Message: strs[rng.IntN(len(strs))], Details: details(gen(0))}
+		e := &v1.RawError{Message: strs[rng.IntN(len(strs))], Details: details(randomTree(rng, keys, strs, numbers, 3))}
 		got, err := redactedErrorJSON(e)
 		if err != nil {
 			t.Fatal(err)
@@ -164,30 +140,8 @@ func TestJSONShape(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	keys := []string{"a", "note", "ok", "é", "quote\"d", "tab\tkey", ""}
 	strs := []string{"", "plain", "é\"\\\n\r\t", "\x01\x1f ctl", "<html> & </html>", "\u2028 😀"}
-	var gen func(depth int) any
-	gen = func(depth int) any {
-		switch n := rng.IntN(7); {
-		case n == 0:
-			return nil
-		case n == 1:
-			return rng.IntN(2) == 0
-		case n == 2:
-			return []float64{0, -1.5, 1e-7, 1e21, 123456789, 5e-324, math.Round(rng.NormFloat64() * 1e6)}[rng.IntN(7)]
-		case n == 3 || depth > 6:
-			return strs[rng.IntN(len(strs))]
-		case n == 4:
-			l := make([]any, rng.IntN(4))
-			for i := range l {
-				l[i] = gen(depth + 1)
-			}
-			return l
-		default:
-			m := map[string]any{}
-			for range rng.IntN(5) {
-				m[keys[rng.IntN(len(keys))]] = gen(depth + 1)
-			}
-			return m
-		}
+	numbers := func() float64 {
+		return []float64{0, -1.5, 1e-7, 1e21, 123456789, 5e-324, math.Round(rng.NormFloat64() * 1e6)}[rng.IntN(7)]
 	}
 	var nesting func(v *structpb.Value) int
 	nesting = func(v *structpb.Value) int {
@@ -205,7 +159,7 @@ func TestJSONShape(t *testing.T) {
 		return deepest
 	}
 	for range 2000 {
-		v, err := structpb.NewValue(gen(0))
+		v, err := structpb.NewValue(randomTree(rng, keys, strs, numbers, 6))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,29 +167,52 @@ func TestJSONShape(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		size, deepest, err := jsonShape(v, 0, 100)
+		shape := jsonShape{limit: 100}
+		size, deepest, err := shape.measure(v, 0)
 		if err != nil || size != len(want) || deepest != nesting(v) {
 			t.Fatalf("jsonShape = %d, depth %d, %v; want %d (%s), depth %d", size, deepest, err, len(want), want, nesting(v))
 		}
 		// Past the limit the walk stops, but still reports more than the limit.
 		if n := nesting(v); n > 0 {
-			if _, d, _ := jsonShape(v, 0, n-1); d <= n-1 {
+			shape := jsonShape{limit: n - 1}
+			if _, d, _ := shape.measure(v, 0); d <= n-1 {
 				t.Fatalf("limit %d: depth %d reported for nesting %d", n-1, d, n)
 			}
 		}
 	}
 	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
-		if _, _, err := jsonShape(structpb.NewNumberValue(f), 0, 10); err == nil {
+		shape := jsonShape{limit: 10}
+		if _, _, err := shape.measure(structpb.NewNumberValue(f), 0); err == nil {
 			t.Errorf("%v: no error", f)
 		}
 	}
-	for range 5000 {
-		b := make([]byte, rng.IntN(12))
-		for i := range b {
-			b[i] = byte(rng.IntN(256))
+
+}
+
+// randomTree is a random JSON value, as structpb.NewValue takes it: null, booleans, numbers from
+// numbers, strings from strs, and lists and objects (with keys from keys) nested up to depth
+// levels.
+func randomTree(rng *rand.Rand, keys, strs []string, numbers func() float64, depth int) any {
+	switch n := rng.IntN(7); {
+	case n == 0:
+		return nil
+	case n == 1:
+		return rng.IntN(2) == 0
+	case n == 2:
+		return numbers()
+	case n == 3 || depth == 0:
+		return strs[rng.IntN(len(strs))]
+	case n == 4:
+		l := make([]any, rng.IntN(4))
+		for i := range l {
+			l[i] = randomTree(rng, keys, strs, numbers, depth-1)
 		}
-		if got, want := jsonStringLen(string(b)), len(appendJSONString(nil, string(b))); got != want {
-			t.Fatalf("jsonStringLen(%q) = %d, want %d", b, got, want)
+		return l
+	default:
+		m := map[string]any{}
+		for range rng.IntN(5) {
+			m[keys[rng.IntN(len(keys))]] = randomTree(rng, keys, strs, numbers, depth-1)
 		}
+		return m
 	}
 }
