@@ -70,6 +70,7 @@ type measurement struct {
 	result
 	cpuService, cpuPG int64 // µs over the measurement
 	pgKnown           bool
+	commits           int64 // transactions committed in the database meanwhile, for the service
 	rss               int64
 }
 
@@ -143,8 +144,8 @@ func Run(ctx context.Context, cfg Config) (ok bool, err error) {
 
 		pgPIDs := func() []int { return postgresPIDs(ctx, admin, appName) }
 		c := client(max(cfg.Callers, cfg.FloorCallers))
-		fmt.Fprintf(cfg.Out, "%-5s %-9s %7s %9s %8s %8s %9s %9s %9s %7s %s\n",
-			"round", "target", "callers", "req/s", "p50", "p99", "svc µs/r", "pg µs/r", "sum µs/r", "RSS MB", "errors")
+		fmt.Fprintf(cfg.Out, "%-5s %-9s %7s %9s %8s %8s %9s %9s %9s %6s %7s %s\n",
+			"round", "target", "callers", "req/s", "p50", "p99", "svc µs/r", "pg µs/r", "sum µs/r", "rows/c", "RSS MB", "errors")
 		for round := 1; round <= cfg.Rounds; round++ {
 			for _, callers := range []int{cfg.Callers, cfg.FloorCallers} {
 				targets := []*child{zero, svc}
@@ -164,10 +165,14 @@ func Run(ctx context.Context, cfg Config) (ok bool, err error) {
 					}
 					svcBefore, _ := cpuTime(t.pid())
 					pgBefore := cpuTimes(pids)
+					commitsBefore := commits(ctx, admin)
 					r := drive(ctx, c, endpoint, reportKey, requestMix, callers, cfg.Duration)
 					svcAfter, _ := cpuTime(t.pid())
 					m := measurement{round: round, target: name, callers: callers, result: r,
 						cpuService: svcAfter - svcBefore, cpuPG: cpuTimes(pids) - pgBefore, pgKnown: len(pids) > 0}
+					if t == svc && commitsBefore >= 0 {
+						m.commits = commits(ctx, admin) - commitsBefore
+					}
 					m.rss, _, _ = memory(t.pid())
 					ms = append(ms, m)
 					printMeasurement(cfg.Out, m)
@@ -247,6 +252,17 @@ func postgresPIDs(ctx context.Context, conn *pgx.Conn, appName string) []int {
 	return out
 }
 
+// commits returns how many transactions the database has committed so far, as its statistics
+// say, or -1. Backends report to the statistics about once a second, so over a measurement of a
+// few seconds the count is close, not exact; it also counts other sessions of the same database.
+func commits(ctx context.Context, conn *pgx.Conn) int64 {
+	var n int64
+	if err := conn.QueryRow(ctx, `SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`).Scan(&n); err != nil {
+		return -1
+	}
+	return n
+}
+
 func printMeasurement(w io.Writer, m measurement) {
 	svc, pg := m.cpuPerRequest()
 	pgText := "n/a"
@@ -255,12 +271,16 @@ func printMeasurement(w io.Writer, m measurement) {
 	} else if m.pgKnown {
 		pgText = fmt.Sprintf("%.0f", pg)
 	}
+	batch := "-"
+	if m.commits > 0 {
+		batch = fmt.Sprintf("%.1f", float64(m.requests)/float64(m.commits))
+	}
 	errText := fmt.Sprint(m.errors)
 	if m.firstErr != "" {
 		errText += " (" + m.firstErr + ")"
 	}
-	fmt.Fprintf(w, "%-5d %-9s %7d %9.0f %8s %8s %9.0f %9s %9.0f %7.1f %s\n",
-		m.round, m.target, m.callers, m.rate(), ms(m.p50), ms(m.p99), svc, pgText, svc+pg,
+	fmt.Fprintf(w, "%-5d %-9s %7d %9.0f %8s %8s %9.0f %9s %9.0f %6s %7.1f %s\n",
+		m.round, m.target, m.callers, m.rate(), ms(m.p50), ms(m.p99), svc, pgText, svc+pg, batch,
 		float64(m.rss)/(1<<20), errText)
 }
 

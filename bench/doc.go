@@ -20,8 +20,10 @@
 // For every measurement it prints requests/s, p50 and p99 latency, CPU microseconds per request of
 // the target process and, for the service, of the PostgreSQL processes that did its work (its own
 // connections, found in pg_stat_activity by an application name unique to the run, plus the WAL
-// writer, checkpointer and background writer), all read from /proc/<pid>/stat; and the resident
-// set size. The summary gives, for the throughput load, the ratio service/zero-work of requests/s
+// writer, checkpointer and background writer), all read from /proc/<pid>/stat; for the service,
+// the rows per commit of its group commit (requests over the transactions that the database's
+// statistics counted meanwhile, so approximate: they are reported about once a second); and the
+// resident set size. The summary gives, for the throughput load, the ratio service/zero-work of requests/s
 // and of CPU per request, with the median and the spread over the rounds, the service's p99 at the
 // latency load, and its peak RSS, each against its floor:
 //
