@@ -115,18 +115,31 @@ func takeBatchSettings(databaseURL string) (string, batchSettings, error) {
 
 // pending is one InsertFailure waiting for its batch.
 type pending struct {
-	ctx  context.Context
+	ctx context.Context
+	// f is the record to insert and, once done is closed without err, the record stored: the same
+	// one, or the earlier record that holds its idempotency key. One field, not two, because a
+	// pending is allocated for every call.
 	f    store.Failure
-	done chan struct{} // closed once stored, created and err are set
+	done chan struct{} // closed once f, created and err are set
 
-	stored  store.Failure
 	created bool
 	err     error
 }
 
 func (p *pending) finish(stored store.Failure, created bool, err error) {
-	p.stored, p.created, p.err = stored, created, err
+	if err == nil {
+		p.f = stored
+	}
+	p.created, p.err = created, err
 	close(p.done)
+}
+
+// result is what InsertFailure returns once done is closed.
+func (p *pending) result() (store.Failure, bool, error) {
+	if p.err != nil {
+		return store.Failure{}, false, p.err
+	}
+	return p.f, p.created, nil
 }
 
 // batcher is the group commit: writer goroutines (DefaultWriters per pool) that take the rows of
@@ -176,7 +189,7 @@ func (b *batcher) insert(ctx context.Context, f store.Failure) (store.Failure, b
 	}
 	select {
 	case <-p.done:
-		return p.stored, p.created, p.err
+		return p.result()
 	case <-ctx.Done():
 		// The row may still be committed by its batch; the caller was not told so, and the record's
 		// ID was never acknowledged, which is all that durability promises.
@@ -184,7 +197,7 @@ func (b *batcher) insert(ctx context.Context, f store.Failure) (store.Failure, b
 	case <-b.done:
 		select {
 		case <-p.done:
-			return p.stored, p.created, p.err
+			return p.result()
 		default:
 			return store.Failure{}, false, errClosed // queued after the writer's last look
 		}
@@ -346,8 +359,8 @@ func (b *batcher) flush(w *writer, batch []*pending) {
 		case leader.err != nil:
 			// The leader's failure may be its own (a bad row); this request is judged alone.
 			p.finish(insertOne(ctx, b.pool, p.f))
-		case p.f.IdempotencyKey != "" && p.f.IdempotencyKey == leader.stored.IdempotencyKey:
-			p.finish(leader.stored, false, nil)
+		case p.f.IdempotencyKey != "" && p.f.IdempotencyKey == leader.f.IdempotencyKey:
+			p.finish(leader.f, false, nil)
 		default: // the same ID with another key, or none: what a second insert of that ID meets
 			p.finish(store.Failure{}, false, fmt.Errorf("store failure %s: %w: ID already stored",
 				canonical.ID(p.f.ID), store.ErrConflict))
