@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"connectrpc.com/connect/v2"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -276,11 +275,7 @@ func (s *classifierService) record(ctx context.Context, p Principal, req *v1.Cla
 	}
 	var annotations json.RawMessage
 	if a := req.GetToolAnnotations(); a != nil {
-		b, err := protojson.Marshal(a)
-		if err != nil {
-			return store.Failure{}, connect.NewError(connect.CodeInternal, "encode annotations").WithCause(err)
-		}
-		annotations = b
+		annotations = annotationsJSON(a)
 	}
 	tp := req.GetTraceparent()
 	if tp == "" {

@@ -199,3 +199,30 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// annotationsJSON is a as protojson writes it (the hints that were set, by their JSON names), with
+// none of protojson's reflection: four optional booleans do not need it.
+// TestAnnotationsJSON holds it to protojson.
+func annotationsJSON(a *v1.ToolAnnotations) []byte {
+	b := make([]byte, 0, 96)
+	b = append(b, '{')
+	for _, h := range [...]struct {
+		name string
+		v    *bool
+	}{
+		{"idempotentHint", a.IdempotentHint}, {"readOnlyHint", a.ReadOnlyHint},
+		{"destructiveHint", a.DestructiveHint}, {"openWorldHint", a.OpenWorldHint},
+	} {
+		if h.v == nil {
+			continue
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, h.name...)
+		b = append(b, '"', ':')
+		b = strconv.AppendBool(b, *h.v)
+	}
+	return append(b, '}')
+}

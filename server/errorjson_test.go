@@ -216,3 +216,27 @@ func randomTree(rng *rand.Rand, keys, strs []string, numbers func() float64, dep
 		return m
 	}
 }
+
+// TestAnnotationsJSON compares annotationsJSON with protojson for every combination of the four
+// hints (unset, false, true).
+func TestAnnotationsJSON(t *testing.T) {
+	val := func(i int) *bool {
+		switch i {
+		case 1:
+			return new(bool)
+		case 2:
+			v := true
+			return &v
+		}
+		return nil
+	}
+	for n := range 81 {
+		a := &v1.ToolAnnotations{IdempotentHint: val(n % 3), ReadOnlyHint: val(n / 3 % 3),
+			DestructiveHint: val(n / 9 % 3), OpenWorldHint: val(n / 27 % 3)}
+		want, err := protojson.Marshal(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameJSON(t, annotationsJSON(a), want)
+	}
+}
