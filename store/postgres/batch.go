@@ -215,7 +215,7 @@ func (b *batcher) close() {
 }
 
 func (b *batcher) run() {
-	w := &writer{pool: b.pool}
+	w := &writer{pool: b.pool, byID: map[idKey]*pending{}, inserted: map[[16]byte]struct{}{}}
 	defer w.release()
 	batch := make([]*pending, 0, b.set.maxBatch)
 	for {
@@ -298,11 +298,19 @@ type idKey struct {
 // about them.
 func (b *batcher) flush(w *writer, batch []*pending) {
 	var (
-		leaders   = make([]*pending, 0, len(batch))
+		leaders   = w.leaders[:0]
 		followers map[*pending]*pending
 		byKey     map[idemKey]*pending
-		byID      = make(map[idKey]*pending, len(batch))
+		byID      = w.byID
 	)
+	clear(byID)
+	// The scratch space goes back to the writer for its next batch, emptied so that it holds no
+	// finished request.
+	defer func() {
+		clear(leaders)
+		w.leaders = leaders[:0]
+		clear(byID)
+	}()
 	for _, p := range batch {
 		if p.ctx.Err() != nil {
 			p.finish(store.Failure{}, false, fmt.Errorf("wait for commit: %w", p.ctx.Err()))
@@ -381,10 +389,14 @@ const (
 // pgconn: pgx's generic encoding of 19 arrays through reflection cost about as much CPU per row as
 // classifying the error (measured with BenchmarkEncodeBatch).
 func (b *batcher) writeLeaders(ctx context.Context, w *writer, leaders []*pending) {
-	rows := make([]*store.Failure, len(leaders))
-	for i, p := range leaders {
-		rows[i] = &p.f
+	rows := w.rows[:0]
+	for _, p := range leaders {
+		rows = append(rows, &p.f)
 	}
+	defer func() {
+		clear(rows)
+		w.rows = rows[:0]
+	}()
 	inserted, err := w.execBatch(ctx, rows)
 	if err != nil {
 		if isRowError(err) {
@@ -420,6 +432,12 @@ type writer struct {
 	pool *pgxpool.Pool
 	conn *pgxpool.Conn
 	enc  encodedBatch
+	// Scratch space of flush, writeLeaders and execBatch, kept from batch to batch: the writer
+	// is one goroutine, and none of it outlives the batch.
+	leaders  []*pending
+	byID     map[idKey]*pending
+	rows     []*store.Failure
+	inserted map[[16]byte]struct{}
 }
 
 // release returns the connection to the pool.
@@ -461,7 +479,8 @@ func (w *writer) execBatch(ctx context.Context, rows []*store.Failure) (inserted
 	w.enc.encode(rows)
 	enc := &w.enc
 	rr := c.PgConn().ExecPrepared(ctx, name, enc.params[:], enc.formats[:], binaryResults)
-	inserted = make(map[[16]byte]struct{}, len(rows))
+	inserted = w.inserted
+	clear(inserted)
 	for rr.NextRow() {
 		v := rr.Values()
 		if len(v) != 1 || len(v[0]) != 16 {
