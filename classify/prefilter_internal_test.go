@@ -157,7 +157,7 @@ func TestPrefiltersAreSound(t *testing.T) {
 	tokens := append([]string{
 		"errno", "Errno", "ERRNO", "[", "]", "(", ")", "winerror", "WinError", "os error", "OS Error", "=", ":", "-", "2",
 		"111", "10061", "try", "Try", "retry", "trying", "wait", "Waiting", "available", "reset", "Resets", "back", "again",
-		"AGAIN", " in ", " after ", " for ", "-after", "_after", "\"", "'", "about ", "~", ".", ";", "\n", "20", "s",
+		"AGAIN", " in ", " after ", " for ", "-after", "_after", "IN ", " For ", "AFTER", "After", "WAIT", "xin", "fore", "in", "\"", "'", "about ", "~", ".", ";", "\n", "20", "s",
 		"returned", "responded with", "received", "got", "an", "status", "http", "404", "503", "<title>", "<TITLE>", "<Title>",
 		"code = ", "Unavailable", " desc = ", "StatusCode.", "UNAVAILABLE", "14 ", "UNAVAILABLE: ", "grpc-status", "grpc_status",
 		"MCP error ", "json-rpc", "JSONRPC", " error", "-32602", "-32", "SQLSTATE", "40001", "[23505]", "Error ", "1213",

@@ -228,13 +228,21 @@ func retryFromText(s string, now time.Time) (time.Duration, bool) {
 }
 
 // mayHaveRetryPhrase reports whether s has what every match of
-// retryPhraseRe has: a digit, and one of its words, in any case, at the
-// start of a word ("trying" starts with "try", "waiting" with "wait").
+// retryPhraseRe has: a digit, one of its words, in any case, at the start of
+// a word ("trying" starts with "try", "waiting" with "wait"), and what links
+// that word to the number: "in" or "for" at the start of a word, or "after"
+// or "wait" anywhere ("retryAfter"). The last part spares the pattern, which
+// backtracks, on messages such as "read tcp 10.0.0.5:443: connection reset
+// by peer", which has a digit and "reset" and cannot match.
 func mayHaveRetryPhrase(s string) bool {
-	return strings.IndexAny(s, "0123456789") >= 0 && retryWords.in(s)
+	return strings.IndexAny(s, "0123456789") >= 0 && retryWords.in(s) && (retryLinks.in(s) || retryLinksInWords.in(s))
 }
 
-var retryWords = newFoldSet(true, "try", "retry", "wait", "available", "reset", "back", "again")
+var (
+	retryWords        = newFoldSet(true, "try", "retry", "wait", "available", "reset", "back", "again")
+	retryLinks        = newFoldSet(true, "in", "for")
+	retryLinksInWords = newFoldSet(false, "after", "wait")
+)
 
 var rfc3339Re = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})`)
 
