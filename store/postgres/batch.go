@@ -215,7 +215,7 @@ func (b *batcher) close() {
 }
 
 func (b *batcher) run() {
-	w := &writer{pool: b.pool, byID: map[idKey]*pending{}, inserted: map[[16]byte]struct{}{}}
+	w := &writer{pool: b.pool}
 	defer w.release()
 	batch := make([]*pending, 0, b.set.maxBatch)
 	for {
@@ -303,6 +303,10 @@ func (b *batcher) flush(w *writer, batch []*pending) {
 		byKey     map[idemKey]*pending
 		byID      = w.byID
 	)
+	if byID == nil {
+		byID = make(map[idKey]*pending, len(batch))
+		w.byID = byID
+	}
 	clear(byID)
 	// The scratch space goes back to the writer for its next batch, emptied so that it holds no
 	// finished request.
@@ -467,7 +471,10 @@ func (w *writer) execBatch(ctx context.Context, rows []*store.Failure) (inserted
 			break
 		}
 	}
-	if _, err := c.Prepare(ctx, name, sql); err != nil { // once per connection
+	// Prepared once per connection (pgx caches it), and its description saves each batch the
+	// Describe that ExecPrepared would send to learn the result's one column.
+	sd, err := c.Prepare(ctx, name, sql)
+	if err != nil {
 		return nil, err
 	}
 	if tracer := c.Config().Tracer; tracer != nil {
@@ -478,7 +485,10 @@ func (w *writer) execBatch(ctx context.Context, rows []*store.Failure) (inserted
 	}
 	w.enc.encode(rows)
 	enc := &w.enc
-	rr := c.PgConn().ExecPrepared(ctx, name, enc.params[:], enc.formats[:], binaryResults)
+	rr := c.PgConn().ExecStatement(ctx, sd, enc.params[:], enc.formats[:], binaryResults)
+	if w.inserted == nil {
+		w.inserted = make(map[[16]byte]struct{}, len(rows))
+	}
 	inserted = w.inserted
 	clear(inserted)
 	for rr.NextRow() {
