@@ -23,9 +23,9 @@
 // writer, checkpointer and background writer), all read from /proc/<pid>/stat; for the service,
 // the rows per commit of its group commit (requests over the transactions that the database's
 // statistics counted meanwhile, so approximate: they are reported about once a second); and the
-// resident set size. The summary gives, for the throughput load, the ratio service/zero-work of requests/s
-// and of CPU per request, with the median and the spread over the rounds, the service's p99 at the
-// latency load, and its peak RSS, each against its floor:
+// resident set size. The summary gives, for the throughput load, the ratio service/zero-work of
+// requests/s and of CPU per request, with the median and the spread over the rounds, the service's
+// p99 at the latency load, and its peak RSS, each against its floor:
 //
 //	throughput ratio >= 0.50 at 32 callers    p99 <= 5 ms at 4 callers
 //	CPU per request <= 2.0x the zero-work's   peak RSS <= 150 MB

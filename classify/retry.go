@@ -235,13 +235,13 @@ func retryFromText(s string, now time.Time) (time.Duration, bool) {
 // backtracks, on messages such as "read tcp 10.0.0.5:443: connection reset
 // by peer", which has a digit and "reset" and cannot match.
 func mayHaveRetryPhrase(s string) bool {
-	return strings.IndexAny(s, "0123456789") >= 0 && retryWords.in(s) && (retryLinks.in(s) || retryLinksInWords.in(s))
+	return strings.IndexAny(s, "0123456789") >= 0 && retryWords.in(s) && (retryLinks.in(s) || retryLinksAnywhere.in(s))
 }
 
 var (
-	retryWords        = newFoldSet(true, "try", "retry", "wait", "available", "reset", "back", "again")
-	retryLinks        = newFoldSet(true, "in", "for")
-	retryLinksInWords = newFoldSet(false, "after", "wait")
+	retryWords         = newFoldSet(true, "try", "retry", "wait", "available", "reset", "back", "again")
+	retryLinks         = newFoldSet(true, "in", "for")
+	retryLinksAnywhere = newFoldSet(false, "after", "wait")
 )
 
 var rfc3339Re = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})`)

@@ -66,16 +66,27 @@ func redactedErrorJSON(e *v1.RawError) ([]byte, error) {
 	}
 	if attrs := e.GetAttributes(); len(attrs) > 0 {
 		field("attributes")
-		b = append(b, '{')
-		for i, k := range slices.Sorted(maps.Keys(attrs)) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, k)
-			b = append(b, ':')
-			b = appendJSONString(b, redact.Field(k, attrs[k]))
+		b, _ = appendObject(b, attrs, func(b []byte, k, v string) ([]byte, error) {
+			return appendJSONString(b, redact.Field(k, v)), nil
+		})
+	}
+	return append(b, '}'), nil
+}
+
+// appendObject writes m as a JSON object, its keys in sorted order as protojson writes them, each
+// value written by value.
+func appendObject[V any](b []byte, m map[string]V, value func(b []byte, key string, v V) ([]byte, error)) ([]byte, error) {
+	b = append(b, '{')
+	for i, k := range slices.Sorted(maps.Keys(m)) {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		b = append(b, '}')
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		var err error
+		if b, err = value(b, k, m[k]); err != nil {
+			return nil, err
+		}
 	}
 	return append(b, '}'), nil
 }
@@ -108,20 +119,9 @@ func appendRedactedValue(b []byte, v *structpb.Value, whole bool) ([]byte, error
 		if whole {
 			return appendJSONString(b, redact.Marker(redact.KindField)), nil
 		}
-		fields := k.StructValue.GetFields()
-		b = append(b, '{')
-		for i, name := range slices.Sorted(maps.Keys(fields)) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, name)
-			b = append(b, ':')
-			var err error
-			if b, err = appendRedactedValue(b, fields[name], redact.SensitiveKey(name)); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, '}'), nil
+		return appendObject(b, k.StructValue.GetFields(), func(b []byte, name string, f *structpb.Value) ([]byte, error) {
+			return appendRedactedValue(b, f, redact.SensitiveKey(name))
+		})
 	case *structpb.Value_ListValue:
 		if whole {
 			return appendJSONString(b, redact.Marker(redact.KindField)), nil

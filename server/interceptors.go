@@ -51,13 +51,9 @@ func (s *validatingStream) Receive(msg any) error {
 	if err := s.ServerStream.Receive(msg); err != nil {
 		return err
 	}
-	switch r := msg.(type) {
-	case *v1.ClassifyRequest:
-		if certainlyValid(r) {
-			return nil
-		}
-	case *v1.ExplainRequest:
-		if certainlyValid(r) {
+	switch msg.(type) {
+	case *v1.ClassifyRequest, *v1.ExplainRequest:
+		if certainlyValid(msg.(classifyInput)) {
 			return nil
 		}
 	}

@@ -307,7 +307,6 @@ func (b *batcher) flush(w *writer, batch []*pending) {
 		byID = make(map[idKey]*pending, len(batch))
 		w.byID = byID
 	}
-	clear(byID)
 	// The scratch space goes back to the writer for its next batch, emptied so that it holds no
 	// finished request.
 	defer func() {
