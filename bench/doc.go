@@ -6,8 +6,8 @@
 // processes from the same binary and drives both with the same load:
 //
 //   - a zero-work handler (`toolfailure bench zero-work`): the same framework (connect-go), codecs,
-//     HTTP server settings and response shape as Classify, a bearer-key check and a random
-//     correlation ID, and nothing else;
+//     HTTP server settings, Go runtime settings (the service's GOGC and memory limit) and response
+//     shape as Classify, a bearer-key check and a random correlation ID, and nothing else;
 //   - the real service (`toolfailure serve`) on PostgreSQL, in a schema that the run creates and
 //     drops, with the flags given in --serve-args.
 //
@@ -15,7 +15,9 @@
 // Connect JSON requests over HTTP/1.1 keep-alive connections, cycling through a fixed mix of
 // realistic raw errors (requestMix). Measurements alternate between the two targets, and the order
 // flips every round, so that drift of the machine (other work, thermal limits) does not favour one.
-// Each measurement is preceded by an unmeasured warm-up.
+// Each measurement is preceded by an unmeasured warm-up. The load generator itself collects its
+// garbage rarely (GOGC=1000 unless GOGC is set), because its pauses would be added to every
+// latency it measures.
 //
 // For every measurement it prints requests/s, p50 and p99 latency, CPU microseconds per request of
 // the target process and, for the service, of the PostgreSQL processes that did its work (its own
