@@ -147,17 +147,21 @@ func (p *pending) result() (store.Failure, bool, error) {
 // PostgreSQL commits with one WAL flush. Each caller is answered after that commit, so the durability promise of
 // InsertFailure is kept while the cost of a flush is shared by the whole batch.
 type batcher struct {
-	pool  *pgxpool.Pool
-	set   batchSettings
-	queue chan *pending
-	quit  chan struct{} // closed by Close: drain what is queued, then stop
-	done  chan struct{} // closed when every writer has stopped
+	pool *pgxpool.Pool
+	// tracer is the connections' query tracer, read once: pgx.Conn.Config copies the whole
+	// configuration on every call, which a batch should not pay for.
+	tracer pgx.QueryTracer
+	set    batchSettings
+	queue  chan *pending
+	quit   chan struct{} // closed by Close: drain what is queued, then stop
+	done   chan struct{} // closed when every writer has stopped
 }
 
 func newBatcher(pool *pgxpool.Pool, set batchSettings) *batcher {
 	b := &batcher{
-		pool: pool,
-		set:  set,
+		pool:   pool,
+		tracer: pool.Config().ConnConfig.Tracer,
+		set:    set,
 		// Room for a few batches: callers beyond that wait to enqueue, which is the back-pressure
 		// that keeps memory bounded when the database is slower than the callers.
 		queue: make(chan *pending, 4*set.maxBatch),
@@ -215,7 +219,7 @@ func (b *batcher) close() {
 }
 
 func (b *batcher) run() {
-	w := &writer{pool: b.pool}
+	w := &writer{pool: b.pool, tracer: b.tracer}
 	defer w.release()
 	batch := make([]*pending, 0, b.set.maxBatch)
 	for {
@@ -432,9 +436,10 @@ func (b *batcher) writeLeaders(ctx context.Context, w *writer, leaders []*pendin
 // batch, so that one PostgreSQL backend, with its caches and prepared statement warm, does all of
 // its writes; it takes a new one only when that connection has failed.
 type writer struct {
-	pool *pgxpool.Pool
-	conn *pgxpool.Conn
-	enc  encodedBatch
+	pool   *pgxpool.Pool
+	tracer pgx.QueryTracer // nil: no tracing
+	conn   *pgxpool.Conn
+	enc    encodedBatch
 	// Scratch space of flush, writeLeaders and execBatch, kept from batch to batch: the writer
 	// is one goroutine, and none of it outlives the batch.
 	leaders  []*pending
@@ -476,7 +481,7 @@ func (w *writer) execBatch(ctx context.Context, rows []*store.Failure) (inserted
 	if err != nil {
 		return nil, err
 	}
-	if tracer := c.Config().Tracer; tracer != nil {
+	if tracer := w.tracer; tracer != nil {
 		ctx = tracer.TraceQueryStart(ctx, c, pgx.TraceQueryStartData{SQL: sql})
 		defer func() {
 			tracer.TraceQueryEnd(ctx, c, pgx.TraceQueryEndData{CommandTag: pgconn.NewCommandTag("INSERT"), Err: err})
