@@ -40,6 +40,7 @@ func TestBenchRuns(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
+		"rows/c", // the group commit's rows per commit, a column of its own
 		"throughput ratio service/zero-work at 8 callers",
 		"CPU per request (service + PostgreSQL)/zero-work at 8 callers",
 		"service p99 at 2 callers",
