@@ -43,6 +43,12 @@
 // it reports the table's size per record, indexes included. --schema keeps the schema, so that a
 // seeded table can be measured again with --lookups and no new seeding.
 //
+// --zero-work-args passes flags to the zero-work handler. With "--commit-wait 1ms" it waits for a
+// simulated group commit before each answer (calls queue, one goroutine sleeps for the commit's
+// latency and releases the whole batch), which prices what waiting for a database costs a handler
+// that does nothing else: the goroutine that parks, the threads that wake, net/http's background
+// read on the idle connection. The ratios of such a run are printed but not judged.
+//
 // Run it on a quiet machine; everything shares the cores, which is the point of the ratio, but a
 // busy neighbour still moves the spread.
 //

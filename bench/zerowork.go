@@ -25,7 +25,11 @@ import (
 // does on a cache hit), mints a random correlation ID and answers a fixed outcome in the exact
 // response shape of Classify, _meta included. Whatever the service costs beyond this is the price
 // of classifying, redacting and storing.
-func ZeroWorkHandler(key string) http.Handler {
+//
+// With commitWait above zero every call also waits for a simulated group commit (see
+// commitSimulator) before it is answered: what the service pays for waiting on its database,
+// without the database. `toolfailure bench --zero-work-args "--commit-wait 1ms"` measures it.
+func ZeroWorkHandler(key string, commitWait time.Duration) http.Handler {
 	want := sha256.Sum256([]byte(key))
 	rpc := connect.NewServer(func(next connect.ServerFunc) connect.ServerFunc {
 		return func(ctx context.Context, spec connect.Spec, stream connect.ServerStream) error {
@@ -41,7 +45,11 @@ func ZeroWorkHandler(key string) http.Handler {
 			return next(ctx, spec, stream)
 		}
 	})
-	toolfailurev1connect.RegisterClassifierServiceHandler(rpc, zeroWork{})
+	zw := zeroWork{}
+	if commitWait > 0 {
+		zw.commit = newCommitSimulator(commitWait)
+	}
+	toolfailurev1connect.RegisterClassifierServiceHandler(rpc, zw)
 	mux := http.NewServeMux()
 	strictJSON := connectproto.NewJSONCodec()
 	strictJSON.UnmarshalOptions.DiscardUnknown = false
@@ -53,9 +61,15 @@ func ZeroWorkHandler(key string) http.Handler {
 
 type zeroWork struct {
 	toolfailurev1connect.UnimplementedClassifierServiceHandler
+	commit *commitSimulator // nil: answer at once
 }
 
-func (zeroWork) Classify(_ context.Context, req *v1.ClassifyRequest) (*v1.ClassifyResponse, error) {
+func (z zeroWork) Classify(ctx context.Context, req *v1.ClassifyRequest) (*v1.ClassifyResponse, error) {
+	if z.commit != nil {
+		if err := z.commit.wait(ctx); err != nil {
+			return nil, connect.NewError(connect.CodeCanceled, "wait for the simulated commit").WithCause(err)
+		}
+	}
 	now := time.Now()
 	id, err := correlation.New(now)
 	if err != nil {
@@ -81,4 +95,57 @@ func (zeroWork) Classify(_ context.Context, req *v1.ClassifyRequest) (*v1.Classi
 		Meta:   meta,
 		RuleId: out.RuleID,
 	}, nil
+}
+
+// commitSimulator stands in for the store's group commit with the same pattern of waiting and
+// waking: calls queue, one goroutine takes everything queued, "commits" it by sleeping for the
+// commit's latency (no CPU, as the service's writer spends its commit waiting on PostgreSQL's
+// socket), and then releases the whole batch; calls that arrive meanwhile form the next batch.
+type commitSimulator struct {
+	latency time.Duration
+	queue   chan chan struct{}
+}
+
+func newCommitSimulator(latency time.Duration) *commitSimulator {
+	c := &commitSimulator{latency: latency, queue: make(chan chan struct{}, 1024)}
+	go c.run()
+	return c
+}
+
+// wait queues the call and returns once its batch has been "committed".
+func (c *commitSimulator) wait(ctx context.Context) error {
+	done := make(chan struct{})
+	select {
+	case c.queue <- done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// run commits batches for as long as the process lives (the zero-work handler is its own process).
+func (c *commitSimulator) run() {
+	var batch []chan struct{}
+	for {
+		batch = append(batch[:0], <-c.queue)
+	drain:
+		for {
+			select {
+			case done := <-c.queue:
+				batch = append(batch, done)
+			default:
+				break drain
+			}
+		}
+		time.Sleep(c.latency)
+		for _, done := range batch {
+			close(done)
+		}
+		clear(batch)
+	}
 }

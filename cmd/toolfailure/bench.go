@@ -38,6 +38,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	seed := fs.Int("seed", 0, "add this many records with COPY, then measure lookups")
 	lookups := fs.Bool("lookups", false, "measure lookups on the records already in --schema")
 	serveArgs := fs.String("serve-args", "", "extra flags for the service, space-separated")
+	zeroArgs := fs.String("zero-work-args", "", "extra flags for the zero-work handler, space-separated (--commit-wait 1ms)")
 	strict := fs.Bool("strict", false, "exit 1 when a floor is missed")
 	if ok, code := parseFlags(fs, args, stderr); !ok {
 		return code
@@ -49,7 +50,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	ok, err := bench.Run(ctx, bench.Config{
 		DatabaseURL: *dbURL, Schema: *schema, Binary: self, ServeArgs: strings.Fields(*serveArgs),
-		Duration: *duration, Warmup: *warmup, Rounds: *rounds, Callers: *callers, FloorCallers: *floorCallers,
+		ZeroWorkArgs: strings.Fields(*zeroArgs),
+		Duration:     *duration, Warmup: *warmup, Rounds: *rounds, Callers: *callers, FloorCallers: *floorCallers,
 		Seed: *seed, Lookups: *lookups, Out: stdout, Log: stderr,
 	})
 	if err != nil {
@@ -66,6 +68,7 @@ func runZeroWork(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench zero-work", flag.ContinueOnError)
 	listen := fs.String("listen", "127.0.0.1:8081", "address to listen on")
 	key := fs.String("key", "", "the one API key accepted")
+	commitWait := fs.Duration("commit-wait", 0, "answer each call only after a simulated group commit of this latency (no database): what waiting costs")
 	if ok, code := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -74,7 +77,7 @@ func runZeroWork(ctx context.Context, args []string, stderr io.Writer) int {
 		return 2
 	}
 	tuneGC() // the service's runtime settings, so that only the work differs
-	if err := bench.ServeZeroWork(ctx, *listen, *key, slog.New(slog.NewTextHandler(stderr, nil))); err != nil {
+	if err := bench.ServeZeroWork(ctx, *listen, *key, *commitWait, slog.New(slog.NewTextHandler(stderr, nil))); err != nil {
 		fmt.Fprintln(stderr, "toolfailure bench zero-work:", err)
 		return 1
 	}
