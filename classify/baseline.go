@@ -16,20 +16,83 @@ func BaselineRules() []RuleInfo {
 	return out
 }
 
-// Baseline classifies a raw tool error with the built-in rules. It is
-// deterministic for a given input and now; now only anchors RetryNotBefore.
-// A nil input yields Default.
-func Baseline(in *Input, now time.Time) Outcome {
+// Baseline classifies a raw tool error with the built-in rules and the
+// embedded text model (DefaultEngine). It is deterministic for a given
+// input and now; now only anchors RetryNotBefore. A nil input yields
+// Default.
+func Baseline(in *Input, now time.Time) Outcome { return DefaultEngine().Classify(in, now) }
+
+// Explain is Baseline that also reports, for every baseline rule and the
+// text model, whether it matched: a dry run for rule authors.
+func Explain(in *Input, now time.Time) (Outcome, []RuleResult) {
+	return DefaultEngine().Explain(in, now)
+}
+
+// trustedRules is the number of leading generic rules that decide
+// without consulting the text model: explicit vendor shapes, where the
+// error says in a field of its own what happened.
+var trustedRules = ruleIndex("baseline/vendor-code")
+
+// weakRules are the generic rules that read one weak signal: a status
+// code alone, a phrase, an exception type. The text model overrules them
+// more readily than the others.
+var weakRules = func() []bool {
+	w := make([]bool, len(baselineRules))
+	for _, id := range []string{"baseline/http-status", "baseline/grpc-status", "baseline/jsonrpc-code",
+		"baseline/exception-type", "baseline/message-text", "baseline/exception-type-generic"} {
+		w[ruleIndex(id)] = true
+	}
+	return w
+}()
+
+// Classify decides the outcome of one failure. The generic rules read
+// the error first; the rules before e.trusted decide on their own. For
+// the others, the text model reads the error together with the rule's
+// reading and decides when its class probability reaches the threshold;
+// below it the rule decides, and without a rule the default.
+func (e *Engine) Classify(in *Input, now time.Time) Outcome {
 	if in == nil {
 		return Default(now)
 	}
 	s := newSignals(in, now)
-	for _, r := range baselineRules {
-		if k, ok := r.match(s); ok && k != kNone {
-			return finish(s, k, r.id, now)
+	ri, k := firstRule(s)
+	if ri < e.trusted {
+		return finish(s, k, baselineRules[ri].id, now)
+	}
+	if g, mk, ok := e.guess(s, ri, k); ok {
+		switch {
+		case ri == len(baselineRules):
+			if g.Confident {
+				return finish(s, mk, ModelRuleID, now)
+			}
+		case g.Words < MinModelWords:
+			// Too little text to overrule anything.
+		case kindTable[k].class == Reliability && s.hasRetryTime():
+			// The error says when to retry: a structural statement that
+			// the text does not overrule.
+		case kindTable[mk].class != kindTable[k].class:
+			if g.Probability >= e.override || weakRules[ri] && g.Probability >= e.weakOverride {
+				return finish(s, mk, ModelRuleID, now)
+			}
+		case kindTable[mk].code != kindTable[k].code:
+			if weakRules[ri] && g.CodeProbability >= e.codeOverride {
+				return finish(s, mk, ModelRuleID, now)
+			}
 		}
 	}
+	if ri < len(baselineRules) {
+		return finish(s, k, baselineRules[ri].id, now)
+	}
 	return finish(s, kUnknown, DefaultRuleID, now)
+}
+
+func ruleIndex(id string) int {
+	for i, r := range baselineRules {
+		if r.id == id {
+			return i
+		}
+	}
+	return len(baselineRules)
 }
 
 // RuleResult is the verdict of one baseline rule in Explain.
@@ -41,30 +104,42 @@ type RuleResult struct {
 	Matched bool
 	// Outcome is what the rule would decide, when Matched.
 	Outcome Outcome
+	// Guess is the text model's reading, on the model's entry only
+	// (ID ModelRuleID); Matched is then Guess.Confident.
+	Guess *ModelGuess
 }
 
-// Explain is Baseline that also reports, for every baseline rule, whether
-// it matched: a dry run for rule authors.
-func Explain(in *Input, now time.Time) (Outcome, []RuleResult) {
+// Explain is Classify that also reports, for every baseline rule and then
+// the text model (which reads the error with the first rule's reading),
+// whether it matched. The model's entry is Matched when it decided, and
+// carries its guess either way.
+func (e *Engine) Explain(in *Input, now time.Time) (Outcome, []RuleResult) {
 	if in == nil {
 		return Default(now), nil
 	}
+	out := e.Classify(in, now)
 	s := newSignals(in, now)
-	results := make([]RuleResult, len(baselineRules))
-	decided := false
-	out := Outcome{}
-	for i, r := range baselineRules {
-		results[i] = RuleResult{ID: r.id, Description: r.description}
-		if k, ok := r.match(s); ok && k != kNone {
-			results[i].Matched = true
-			results[i].Outcome = finish(s, k, r.id, now)
-			if !decided {
-				out, decided = results[i].Outcome, true
-			}
+	ri, rk := firstRule(s)
+	results := make([]RuleResult, 0, len(baselineRules)+1)
+	for _, r := range baselineRules {
+		k, ok := r.match(s)
+		rr := RuleResult{ID: r.id, Description: r.description, Matched: ok && k != kNone}
+		if rr.Matched {
+			rr.Outcome = finish(s, k, r.id, now)
 		}
+		results = append(results, rr)
 	}
-	if !decided {
-		out = finish(s, kUnknown, DefaultRuleID, now)
+	if g, _, ok := e.guess(s, ri, rk); ok {
+		mr := RuleResult{
+			ID:          ModelRuleID,
+			Description: "the text model, reading the message, type and body with the first rule's reading; it decides when nothing matched and it is confident, or when it overrules a rule",
+			Matched:     out.RuleID == ModelRuleID,
+			Guess:       &g,
+		}
+		if mr.Matched {
+			mr.Outcome = out
+		}
+		results = append(results, mr)
 	}
 	return out, results
 }

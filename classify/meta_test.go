@@ -109,11 +109,14 @@ func TestExplain(t *testing.T) {
 		t.Fatalf("Explain outcome %+v differs from Baseline", o)
 	}
 	rules := classify.BaselineRules()
-	if len(results) != len(rules) {
-		t.Fatalf("%d results for %d rules", len(results), len(rules))
+	if len(results) != len(rules)+1 {
+		t.Fatalf("%d results for %d rules and the model", len(results), len(rules))
+	}
+	if m := results[len(rules)]; m.ID != classify.ModelRuleID || m.Guess == nil || m.Matched {
+		t.Errorf("last result %+v, want the model's guess, not deciding", m)
 	}
 	first := ""
-	for i, r := range results {
+	for i, r := range results[:len(rules)] {
 		if r.ID != rules[i].ID || r.Description == "" {
 			t.Errorf("result %d is %q, want rule %q with a description", i, r.ID, rules[i].ID)
 		}

@@ -24,6 +24,9 @@ type Set struct {
 	version int64
 	rules   []*compiled // evaluation order: priority descending, then name
 	idx     index
+	// packSkip marks the baseline pack rules that rules of this set
+	// replace (same name); nil when none do.
+	packSkip []bool
 }
 
 // compiled is one rule ready to evaluate.
@@ -40,6 +43,10 @@ type compiled struct {
 	keys    []keyCandidate
 	key     indexKey
 	keyPart int
+
+	// needles are literals one of which the message must contain for
+	// messageMatches to match (needles.go); nil: no prefilter.
+	needles []string
 
 	guidance  *template
 	retryable bool
@@ -87,6 +94,17 @@ func (s *Set) Rules() []Rule {
 // the problems and no Set. version is the rule-set version the rules belong
 // to (0 when they are not stored, as in an offline test).
 func Compile(version int64, rules []Rule) (*Set, error) {
+	s, err := compileSet(version, rules, costLimit)
+	if err != nil {
+		return nil, err
+	}
+	s.packSkip = overriddenPacks(s.rules)
+	return s, nil
+}
+
+// compileSet is Compile without the link to the baseline packs, which are
+// compiled with it.
+func compileSet(version int64, rules []Rule, limit uint64) (*Set, error) {
 	e, err := env()
 	if err != nil {
 		return nil, fmt.Errorf("ruleset: build CEL environment: %w", err)
@@ -100,7 +118,7 @@ func Compile(version int64, rules []Rule) (*Set, error) {
 	seen := make(map[string]int, len(rules))
 	for i := range rules {
 		r := rules[i]
-		c, problems := compileRule(e, i, r)
+		c, problems := compileRule(e, i, r, limit)
 		if prev, dup := seen[r.Name]; dup && r.Name != "" {
 			problems = append(problems, &RuleError{Index: i, Name: r.Name, Field: "name",
 				Msg: fmt.Sprintf("duplicate name: rules[%d] has it too; names are unique per tenant", prev)})
@@ -130,7 +148,7 @@ func Compile(version int64, rules []Rule) (*Set, error) {
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 var codePattern = regexp.MustCompile(`^[a-z][a-z0-9_.-]*$`)
 
-func compileRule(e *cel.Env, i int, r Rule) (*compiled, []*RuleError) {
+func compileRule(e *cel.Env, i int, r Rule, limit uint64) (*compiled, []*RuleError) {
 	var problems []*RuleError
 	fail := func(field string, line, col int, format string, args ...any) {
 		problems = append(problems, &RuleError{Index: i, Name: r.Name, Field: field, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)})
@@ -196,6 +214,7 @@ func compileRule(e *cel.Env, i int, r Rule) (*compiled, []*RuleError) {
 				strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 		} else {
 			c.parts = append(c.parts, part{field: "messageMatches", src: "error.message.matches(" + celString(r.MessageMatches) + ")"})
+			c.needles = needlesOf(r.MessageMatches)
 		}
 	}
 	if r.When != "" {
@@ -232,9 +251,9 @@ func compileRule(e *cel.Env, i int, r Rule) (*compiled, []*RuleError) {
 			fail(p.field, 0, 0, "cannot estimate its cost: %v", err)
 			continue
 		}
-		if est.Max > costLimit {
+		if est.Max > limit {
 			fail(p.field, 0, 0, "too expensive: on the largest request accepted it could cost %s units, over the limit of %d; avoid nested loops over error.details and regular expressions built at run time",
-				costString(est.Max), costLimit)
+				costString(est.Max), limit)
 			continue
 		}
 		prog, err := e.Program(ast, cel.EvalOptions(cel.OptOptimize))

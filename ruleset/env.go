@@ -207,6 +207,22 @@ type activation struct {
 	tool, server any // types.String, boxed once
 	err          *classify.RawError
 	ann          *classify.Annotations
+	// folded is the lower-cased message for the needle prefilter, made on
+	// first use.
+	folded     string
+	foldedDone bool
+}
+
+// mayMatch reports whether the rule's messageMatches can match this
+// request's message, by its needles.
+func (a *activation) mayMatch(c *compiled) bool {
+	if c.needles == nil {
+		return true
+	}
+	if !a.foldedDone {
+		a.folded, a.foldedDone = foldMessage(a.err.Message), true
+	}
+	return hasAny(a.folded, c.needles)
 }
 
 func newActivation(in *classify.Input) *activation {

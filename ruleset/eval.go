@@ -18,8 +18,9 @@ type Result struct {
 	// Version is the rule-set version the set was compiled from; records
 	// store it next to the RuleID.
 	Version int64
-	// Tenant reports whether a tenant rule decided (false: the baseline).
-	Tenant bool
+	// Tenant reports whether a tenant rule decided, Pack whether a
+	// baseline pack rule did (neither: the generic baseline).
+	Tenant, Pack bool
 	// Shadows are the shadow rules that matched and rank above the decider,
 	// in evaluation order: what would have applied instead, had they been
 	// enforced. Shadow rules ranked below the decider could not have changed
@@ -34,15 +35,32 @@ type ShadowMatch struct {
 }
 
 // Classify decides the outcome of one failure: the tenant's rules by
-// priority (through the matcher index), then the baseline pack, whose
+// priority (through the matcher index), then the baseline packs (except
+// the rules the tenant replaced by name), then the generic baseline, whose
 // documented default applies when nothing matches. It never fails: a
 // condition that cannot be evaluated on this request (a missing key in
 // error.details, an absent status) simply does not match.
 func (s *Set) Classify(in *classify.Input, now time.Time) Result {
-	res, ok := s.Match(in, now)
-	if !ok {
-		res.Outcome = classify.Baseline(in, now)
+	return s.ClassifyWith(classify.DefaultEngine(), in, now)
+}
+
+// ClassifyWith is Classify with another generic baseline engine (another
+// text model), as leave-system-out cross-validation needs.
+func (s *Set) ClassifyWith(e *classify.Engine, in *classify.Input, now time.Time) Result {
+	a := newActivation(in)
+	res, ok := s.match(a, in, now)
+	if ok {
+		return res
 	}
+	var skip []bool
+	if s != nil {
+		skip = s.packSkip
+	}
+	if o, ok := packs().set.first(a, in, now, skip); ok {
+		res.Outcome, res.Pack = o, true
+		return res
+	}
+	res.Outcome = e.Classify(in, now)
 	return res
 }
 
@@ -50,15 +68,21 @@ func (s *Set) Classify(in *classify.Input, now time.Time) Result {
 // rule matched; the Result then carries only the version and any shadow
 // matches, and the caller falls back to the baseline (Classify does).
 func (s *Set) Match(in *classify.Input, now time.Time) (Result, bool) {
+	return s.match(newActivation(in), in, now)
+}
+
+func (s *Set) match(a *activation, in *classify.Input, now time.Time) (Result, bool) {
 	if s == nil || len(s.rules) == 0 {
 		return Result{Version: s.Version()}, false
 	}
-	a := newActivation(in)
 	var c candidates
 	s.idx.candidates(a, &c)
 	var shadows []ShadowMatch
 	for i := c.next(); i >= 0; i = c.next() {
 		r := s.rules[i]
+		if !a.mayMatch(r) {
+			continue
+		}
 		if ok, _, _ := r.match(a, true); !ok {
 			continue
 		}
@@ -70,6 +94,23 @@ func (s *Set) Match(in *classify.Input, now time.Time) (Result, bool) {
 		return Result{Outcome: o, Version: s.version, Tenant: true, Shadows: shadows}, true
 	}
 	return Result{Version: s.version, Shadows: shadows}, false
+}
+
+// first returns the outcome of the first enforce rule that matches,
+// skipping the positions marked in skip: the baseline packs' evaluation.
+func (s *Set) first(a *activation, in *classify.Input, now time.Time, skip []bool) (classify.Outcome, bool) {
+	var c candidates
+	s.idx.candidates(a, &c)
+	for i := c.next(); i >= 0; i = c.next() {
+		r := s.rules[i]
+		if skip != nil && skip[i] || r.mode != Enforce || !a.mayMatch(r) {
+			continue
+		}
+		if ok, _, _ := r.match(a, true); ok {
+			return r.outcome(in, now), true
+		}
+	}
+	return classify.Outcome{}, false
 }
 
 // match evaluates the rule's parts in order. viaIndex skips the part that

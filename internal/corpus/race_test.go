@@ -1,0 +1,5 @@
+//go:build race
+
+package corpus_test
+
+const raceEnabled = true

@@ -1,0 +1,394 @@
+package corpus
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/omcp/toolfailure/classify"
+	"github.com/omcp/toolfailure/classify/textmodel"
+	"github.com/omcp/toolfailure/ruleset"
+)
+
+// Folds is the number of leave-system-out folds: every system falls in
+// exactly one, by a hash of its name, so no system is both trained on and
+// scored.
+const Folds = 10
+
+func foldOf(system string) int {
+	h := fnv.New32a()
+	h.Write([]byte(system))
+	return int(h.Sum32() % Folds)
+}
+
+// eachFold calls fn with the indices of the training and the test cases of
+// every fold, in fold order.
+func eachFold(cases []Case, fn func(train, test []int) error) error {
+	for f := range Folds {
+		var train, test []int
+		for i := range cases {
+			if foldOf(cases[i].System) == f {
+				test = append(test, i)
+			} else {
+				train = append(train, i)
+			}
+		}
+		if len(test) == 0 {
+			continue
+		}
+		if err := fn(train, test); err != nil {
+			return fmt.Errorf("fold %d: %w", f, err)
+		}
+	}
+	return nil
+}
+
+// Verdict is the outcome of one case.
+type Verdict struct {
+	Case    *Case
+	Outcome classify.Outcome
+	ClassOK bool
+	CodeOK  bool
+	// RetryOK: retryable as the (accepted) class implies.
+	RetryOK bool
+	// PermanentRetryable: a capability or governance case that came out
+	// retryable (the worst mistake: the agent loops on it).
+	PermanentRetryable bool
+	// SEP is what the _meta object breaks of the proposal, if anything.
+	SEP []string
+}
+
+// Now anchors retry times when scoring.
+var Now = time.Date(2026, 6, 3, 10, 0, 0, 0, time.UTC)
+
+// Judge scores one outcome against its case.
+func Judge(c *Case, o classify.Outcome) Verdict {
+	v := Verdict{Case: c, Outcome: o}
+	v.ClassOK, v.CodeOK = c.Accepts(string(o.Class), o.Code)
+	wantRetry := c.Expect.Retryable
+	if v.CodeOK {
+		wantRetry = o.Class == classify.Reliability
+	}
+	v.RetryOK = o.Retryable == wantRetry
+	v.PermanentRetryable = o.Retryable && c.Expect.Class != string(classify.Reliability) && !v.ClassOK
+	v.SEP = CheckSEP(o.Meta("tf_01JX0000000000000000000000"))
+	return v
+}
+
+// CheckSEP lists what a _meta toolFailure object breaks of the proposal,
+// after a JSON round trip so that types are what a client decodes.
+func CheckSEP(meta map[string]any) []string {
+	raw, err := json.Marshal(meta)
+	if err != nil {
+		return []string{"marshal: " + err.Error()}
+	}
+	var m map[string]any
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return []string{"decode: " + err.Error()}
+	}
+	var bad []string
+	allowed := map[string]bool{"class": true, "code": true, "retryable": true, "retryNotBefore": true, "correlationId": true, "agentGuidance": true}
+	for k := range m {
+		if !allowed[k] {
+			bad = append(bad, "unexpected key "+k)
+		}
+	}
+	class, _ := m["class"].(string)
+	if class != "capability" && class != "reliability" && class != "governance" {
+		bad = append(bad, fmt.Sprintf("class %q not in the closed set", class))
+	}
+	if code, _ := m["code"].(string); code == "" {
+		bad = append(bad, "empty code")
+	}
+	retryable := false
+	if v, ok := m["retryable"]; ok {
+		b, isBool := v.(bool)
+		if !isBool || class != "reliability" {
+			bad = append(bad, "retryable on a class other than reliability, or not a boolean")
+		}
+		retryable = b
+	}
+	if v, ok := m["retryNotBefore"]; ok {
+		n, isNum := v.(json.Number)
+		if _, err := n.Int64(); !isNum || err != nil || !retryable {
+			bad = append(bad, "retryNotBefore not an integer, or without retryable")
+		}
+	}
+	if cid, _ := m["correlationId"].(string); !strings.HasPrefix(cid, "tf_") || len(cid) > 64 {
+		bad = append(bad, "correlationId")
+	}
+	if g, ok := m["agentGuidance"]; ok {
+		if s, isString := g.(string); !isString || s == "" || len(s) >= 500 {
+			bad = append(bad, "agentGuidance")
+		}
+	}
+	return bad
+}
+
+// Score classifies every case with the engine.
+func Score(e *classify.Engine, cases []Case) []Verdict {
+	out := make([]Verdict, len(cases))
+	for i := range cases {
+		out[i] = Judge(&cases[i], classifyWith(e, &cases[i]))
+	}
+	return out
+}
+
+// LeaveSystemOut scores every case with an engine whose model was trained
+// on the other folds' systems only, at the given threshold. The fold's
+// temperature is fitted on the held-out logits of the other folds, so the
+// fold's own cases do not calibrate the model that scores them.
+func LeaveSystemOut(cases []Case, threshold float32) ([]Verdict, error) {
+	models := make([]*textmodel.Model, Folds)
+	logits := make([][]float64, len(cases))
+	labels := make([]int, len(cases))
+	err := eachFold(cases, func(train, test []int) error {
+		m, err := trainOn(cases, train)
+		if err != nil {
+			return err
+		}
+		models[foldOf(cases[test[0]].System)] = m
+		for _, i := range test {
+			mi := classify.ModelInput(cases[i].Input())
+			logits[i] = m.Logits(&mi)
+			labels[i], _ = labelIndex(cases[i].Label())
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Verdict, len(cases))
+	for f, m := range models {
+		if m == nil {
+			continue
+		}
+		var ol [][]float64
+		var oy []int
+		for i := range cases {
+			if foldOf(cases[i].System) != f {
+				ol, oy = append(ol, logits[i]), append(oy, labels[i])
+			}
+		}
+		e := classify.NewEngine(m.WithTemperature(fitTemperature(ol, oy)), threshold)
+		for i := range cases {
+			if foldOf(cases[i].System) == f {
+				out[i] = Judge(&cases[i], classifyWith(e, &cases[i]))
+			}
+		}
+	}
+	return out, nil
+}
+
+// classifyWith classifies a case as a tenant with no rules of its own
+// sees it: the baseline packs, then the engine.
+func classifyWith(e *classify.Engine, c *Case) classify.Outcome {
+	var none *ruleset.Set
+	return none.ClassifyWith(e, c.Input(), Now).Outcome
+}
+
+func subset(cases []Case, idx []int) []Case {
+	sub := make([]Case, len(idx))
+	for k, i := range idx {
+		sub[k] = cases[i]
+	}
+	return sub
+}
+
+// Totals are the shares of right answers over a set of verdicts.
+type Totals struct {
+	N, Class, Code, Retry, PermanentRetryable, SEP int
+}
+
+func (t *Totals) add(v Verdict) {
+	t.N++
+	t.Class += b2i(v.ClassOK)
+	t.Code += b2i(v.CodeOK)
+	t.Retry += b2i(v.RetryOK)
+	t.PermanentRetryable += b2i(v.PermanentRetryable)
+	t.SEP += b2i(len(v.SEP) > 0)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Pct is 100·k/n.
+func Pct(k, n int) float64 {
+	if n == 0 {
+		return math.NaN()
+	}
+	return 100 * float64(k) / float64(n)
+}
+
+// Sum totals the verdicts.
+func Sum(vs []Verdict) Totals {
+	var t Totals
+	for _, v := range vs {
+		t.add(v)
+	}
+	return t
+}
+
+// Report writes the table of a scoring run: overall, then by class, code,
+// pattern, language, the error's shape and the deciding signal.
+func Report(w io.Writer, title string, vs []Verdict) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%s\tcases\tclass %%\tcode %%\tretryable %%\tpermanent→retryable\tSEP violations\t\n", title)
+	row := func(name string, t Totals) {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%d\t%d\t\n", name, t.N, Pct(t.Class, t.N), Pct(t.Code, t.N), Pct(t.Retry, t.N), t.PermanentRetryable, t.SEP)
+	}
+	row("all", Sum(vs))
+	groups := []struct {
+		name string
+		key  func(v Verdict) string
+	}{
+		{"class", func(v Verdict) string { return v.Case.Expect.Class }},
+		{"code", func(v Verdict) string { return v.Case.Expect.Code }},
+		{"pattern", func(v Verdict) string { return orDash(v.Case.Pattern) }},
+		{"language", func(v Verdict) string {
+			if v.Case.Lang == "" || v.Case.Lang == "en" {
+				return "en"
+			}
+			return "not en"
+		}},
+		{"shape", func(v Verdict) string {
+			if v.Case.Error.MessageOnly() {
+				return "message only"
+			}
+			return "structured"
+		}},
+		{"decided by", func(v Verdict) string { return Signal(v.Outcome.RuleID) }},
+	}
+	for _, g := range groups {
+		by := map[string]*Totals{}
+		for _, v := range vs {
+			k := g.key(v)
+			if by[k] == nil {
+				by[k] = &Totals{}
+			}
+			by[k].add(v)
+		}
+		keys := make([]string, 0, len(by))
+		for k := range by {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			row(g.name+": "+k, *by[k])
+		}
+	}
+	tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// Signal names the kind of signal a baseline rule ID stands for.
+func Signal(ruleID string) string {
+	switch ruleID {
+	case classify.DefaultRuleID:
+		return "default"
+	case classify.ModelRuleID:
+		return "model"
+	}
+	if strings.HasPrefix(ruleID, "baseline/") {
+		return "structure/phrase"
+	}
+	return "pack"
+}
+
+// Misses lists the cases whose class or code is wrong, one line each.
+func Misses(w io.Writer, vs []Verdict) {
+	for _, v := range vs {
+		if v.CodeOK {
+			continue
+		}
+		msg := v.Case.Error.Message
+		if len(msg) > 160 {
+			msg = msg[:160]
+		}
+		mark := "code"
+		if !v.ClassOK {
+			mark = "CLASS"
+		}
+		fmt.Fprintf(w, "%s %s [%s %s] want %s got %s/%s by %s: %q\n", mark, v.Case.ID, v.Case.File, orDash(v.Case.Pattern),
+			v.Case.Label(), v.Outcome.Class, v.Outcome.Code, v.Outcome.RuleID, msg)
+	}
+}
+
+// Makeup is what a corpus is made of.
+type Makeup struct {
+	Cases, Systems, NotEnglish, MessageOnly, WithPattern int
+	Classes, Codes, Languages, Patterns                 map[string]int
+}
+
+// MakeupOf counts a corpus's cases by system, language, shape and label.
+func MakeupOf(cases []Case) Makeup {
+	m := Makeup{Cases: len(cases), Classes: map[string]int{}, Codes: map[string]int{}, Languages: map[string]int{}, Patterns: map[string]int{}}
+	systems := map[string]bool{}
+	for i := range cases {
+		c := &cases[i]
+		systems[c.System] = true
+		lang := c.Lang
+		if lang == "" {
+			lang = "en"
+		}
+		m.Languages[strings.ToLower(strings.SplitN(lang, "-", 2)[0])]++
+		if !strings.HasPrefix(lang, "en") {
+			m.NotEnglish++
+		}
+		if c.Error.MessageOnly() {
+			m.MessageOnly++
+		}
+		if c.Pattern != "" {
+			m.WithPattern++
+			m.Patterns[c.Pattern]++
+		}
+		m.Classes[c.Expect.Class]++
+		m.Codes[c.Expect.Code]++
+	}
+	m.Systems = len(systems)
+	return m
+}
+
+// WriteMakeup prints a corpus's make-up.
+func WriteMakeup(w io.Writer, m Makeup) {
+	fmt.Fprintf(w, "%d cases from %d systems; %.1f%% not in English, %.1f%% message-only, %.1f%% in a known-hard pattern\n",
+		m.Cases, m.Systems, Pct(m.NotEnglish, m.Cases), Pct(m.MessageOnly, m.Cases), Pct(m.WithPattern, m.Cases))
+	for _, g := range []struct {
+		name string
+		m    map[string]int
+	}{{"classes", m.Classes}, {"codes", m.Codes}, {"languages", m.Languages}, {"patterns", m.Patterns}} {
+		keys := make([]string, 0, len(g.m))
+		for k := range g.m {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(a, b string) int {
+			if g.m[a] != g.m[b] {
+				return g.m[b] - g.m[a]
+			}
+			return strings.Compare(a, b)
+		})
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = fmt.Sprintf("%s %d", k, g.m[k])
+		}
+		fmt.Fprintf(w, "%s: %s\n", g.name, strings.Join(parts, ", "))
+	}
+}

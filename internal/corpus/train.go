@@ -1,0 +1,119 @@
+package corpus
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/omcp/toolfailure/classify"
+	"github.com/omcp/toolfailure/classify/textmodel"
+)
+
+// Labels are the text model's labels: every baseline class and code, in a
+// fixed order (the order of the weights in the model file).
+var Labels = []string{
+	"capability/invalid_input",
+	"capability/resource_not_found",
+	"capability/capability_unsupported",
+	"reliability/retryable_transient_error",
+	"governance/auth_required",
+	"governance/permission_denied",
+	"governance/policy_blocked",
+	"governance/user_action_required",
+}
+
+func labelIndex(l string) (int, bool) {
+	for i, x := range Labels {
+		if x == l {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func examples(cases []Case) ([]textmodel.Example, error) {
+	ex := make([]textmodel.Example, 0, len(cases))
+	for i := range cases {
+		l, ok := labelIndex(cases[i].Label())
+		if !ok {
+			return nil, fmt.Errorf("case %s: label %s is not a model label", cases[i].ID, cases[i].Label())
+		}
+		ex = append(ex, textmodel.Example{Input: classify.ModelInput(cases[i].Input()), Label: l})
+	}
+	return ex, nil
+}
+
+// Train fits the text model to the cases with the default options; the
+// temperature is fitted on held-out predictions from leave-system-out
+// folds, so that the model's probabilities mean what they say on systems
+// it has not seen.
+func Train(cases []Case) (*textmodel.Model, error) {
+	ex, err := examples(cases)
+	if err != nil {
+		return nil, err
+	}
+	m, err := textmodel.Train(Labels, ex, textmodel.DefaultTrainOptions)
+	if err != nil {
+		return nil, err
+	}
+	logits, labels, err := heldOutLogits(cases)
+	if err != nil {
+		return nil, err
+	}
+	return m.WithTemperature(fitTemperature(logits, labels)), nil
+}
+
+// heldOutLogits trains one model per fold and returns, for every case, the
+// logits of the model that did not see its system.
+func heldOutLogits(cases []Case) ([][]float64, []int, error) {
+	logits := make([][]float64, len(cases))
+	labels := make([]int, len(cases))
+	err := eachFold(cases, func(train, test []int) error {
+		m, err := trainOn(cases, train)
+		if err != nil {
+			return err
+		}
+		for _, i := range test {
+			mi := classify.ModelInput(cases[i].Input())
+			logits[i] = m.Logits(&mi)
+			labels[i], _ = labelIndex(cases[i].Label())
+		}
+		return nil
+	})
+	return logits, labels, err
+}
+
+func trainOn(cases []Case, idx []int) (*textmodel.Model, error) {
+	sub := make([]Case, len(idx))
+	for k, i := range idx {
+		sub[k] = cases[i]
+	}
+	ex, err := examples(sub)
+	if err != nil {
+		return nil, err
+	}
+	return textmodel.Train(Labels, ex, textmodel.DefaultTrainOptions)
+}
+
+// fitTemperature picks the softmax temperature with the lowest negative
+// log-likelihood on the held-out logits, on a fixed grid (deterministic).
+func fitTemperature(logits [][]float64, labels []int) float32 {
+	best, bestT := math.Inf(1), 1.0
+	for t := 0.5; t <= 4.0001; t += 0.05 {
+		var nll float64
+		for i, z := range logits {
+			hi := math.Inf(-1)
+			for _, v := range z {
+				hi = max(hi, v/t)
+			}
+			var sum float64
+			for _, v := range z {
+				sum += math.Exp(v/t - hi)
+			}
+			nll -= z[labels[i]]/t - hi - math.Log(sum)
+		}
+		if nll < best {
+			best, bestT = nll, t
+		}
+	}
+	return float32(math.Round(bestT*100) / 100)
+}
