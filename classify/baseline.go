@@ -185,6 +185,11 @@ func Guidance(o Outcome, now time.Time) string {
 	if o.Class == Reliability {
 		return guidance(kUnavailable, o.Retryable, wait)
 	}
+	if o.Code == CodeUserActionRequired {
+		// Several kinds share the code (confirm, pay, set up, free
+		// space); words that fit them all.
+		return "This needs the user to act before it can work. Tell the user what is needed; do not retry automatically."
+	}
 	for k := kind(1); k < kindCount; k++ {
 		if kindTable[k].class == o.Class && kindTable[k].code == o.Code {
 			return guidance(k, false, 0)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"cel.dev/cel-go/common/types"
 
@@ -56,12 +57,35 @@ func (s *Set) ClassifyWith(e *classify.Engine, in *classify.Input, now time.Time
 	if s != nil {
 		skip = s.packSkip
 	}
-	if o, ok := packs().set.first(a, in, now, skip); ok {
+	pa := a
+	if len(in.Error.Message) > MaxPackMessage {
+		cut := *in
+		cut.Error.Message = truncateUTF8(in.Error.Message, MaxPackMessage)
+		pa = newActivation(&cut)
+	}
+	if o, ok := packs().set.first(pa, in, now, skip); ok {
 		res.Outcome, res.Pack = o, true
 		return res
 	}
 	res.Outcome = e.Classify(in, now)
 	return res
+}
+
+// MaxPackMessage is how much of a message the baseline packs read: the
+// words that say what an error is come first, and a pack's many patterns
+// must not each scan a 64 KiB stack trace. Tenant rules read the whole
+// message.
+const MaxPackMessage = 4 << 10
+
+// truncateUTF8 cuts s to at most n bytes, at a rune boundary.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // Match evaluates the tenant's rules only. It reports false when no enforce
@@ -162,13 +186,23 @@ func (c *compiled) outcome(in *classify.Input, now time.Time) classify.Outcome {
 // Source values of Evaluation.
 const (
 	SourceTenant   = "tenant"
+	SourcePack     = "pack"
 	SourceBaseline = "baseline"
+)
+
+// DecidedBy values of Explanation: which kind of signal decided.
+const (
+	DecidedByTenant    = "tenant"
+	DecidedByPack      = "pack"
+	DecidedByStructure = "structure"
+	DecidedByModel     = "model"
+	DecidedByDefault   = "default"
 )
 
 // Evaluation is what one rule did with a request, for Explain.
 type Evaluation struct {
 	RuleID  string
-	Source  string // SourceTenant or SourceBaseline
+	Source  string // SourceTenant, SourcePack or SourceBaseline
 	Mode    Mode
 	Matched bool
 	// Outcome is what the rule gives when it matches, rendered for this
@@ -183,24 +217,30 @@ type Evaluation struct {
 type Explanation struct {
 	Result
 	// Evaluations lists every tenant rule in evaluation order, then the
-	// baseline's rules (or one entry saying it was not reached). Unlike
-	// Classify, Explain evaluates every tenant rule, even those ranked below
-	// the decider, so that an author sees what each of them would do.
+	// baseline packs' rules, then the generic baseline's rules and its
+	// text model (or one entry saying a stage was not reached). Unlike
+	// Classify, Explain evaluates every tenant rule, even those ranked
+	// below the decider, so that an author sees what each of them would
+	// do.
 	Evaluations []Evaluation
 	// Reason says why the decider won, in one sentence.
 	Reason string
+	// DecidedBy is the kind of signal that decided (DecidedBy…).
+	DecidedBy string
+	// Guess is the text model's reading, when the generic baseline was
+	// reached.
+	Guess *classify.ModelGuess
 }
 
 // Explain returns what Classify returns, plus an evaluation of every rule.
 // It skips the index and evaluates each condition part by part, so it is
 // slower than Classify; it exists for rule authors and support engineers.
+// A tenant with no rules gets the same trail as any other, minus its own
+// rules.
 func (s *Set) Explain(in *classify.Input, now time.Time) Explanation {
 	res := s.Classify(in, now)
 	ex := Explanation{Result: res}
-	var a *activation
-	if s.Len() > 0 {
-		a = newActivation(in)
-	}
+	a := newActivation(in)
 	decided := false
 	for _, r := range s.rulesOrNil() {
 		ev := Evaluation{RuleID: r.Name, Source: SourceTenant, Mode: r.mode, Outcome: r.outcome(in, now)}
@@ -223,35 +263,79 @@ func (s *Set) Explain(in *classify.Input, now time.Time) Explanation {
 		}
 		ex.Evaluations = append(ex.Evaluations, ev)
 	}
+	ex.Reason = reason(s, res)
 	if res.Tenant {
-		// The baseline pack was not consulted: one line says so, rather
-		// than one per baseline rule.
+		// The baseline was not consulted: one line says so, rather than
+		// one per baseline rule.
 		ex.Evaluations = append(ex.Evaluations, Evaluation{RuleID: "baseline", Source: SourceBaseline, Mode: Enforce,
 			Detail: fmt.Sprintf("not reached: tenant rule %q decided", res.RuleID)})
-		ex.Reason = reason(s, res)
+		ex.DecidedBy = DecidedByTenant
 		return ex
 	}
-	_, baseline := classify.Explain(in, now)
-	baseDecided := false
-	for _, br := range baseline {
-		ev := Evaluation{RuleID: br.ID, Source: SourceBaseline, Mode: Enforce, Outcome: br.Outcome}
+	pk := packs()
+	if len(in.Error.Message) > MaxPackMessage {
+		cut := *in
+		cut.Error.Message = truncateUTF8(in.Error.Message, MaxPackMessage)
+		a = newActivation(&cut)
+	}
+	for i, r := range pk.set.rules {
+		ev := Evaluation{RuleID: r.Name, Source: SourcePack, Mode: r.mode, Outcome: r.outcome(in, now)}
+		if s != nil && s.packSkip != nil && s.packSkip[i] {
+			ev.Detail = "replaced by the tenant's rule of the same name"
+			ex.Evaluations = append(ex.Evaluations, ev)
+			continue
+		}
+		ok, failed, err := r.match(a, false)
+		ev.Matched = ok
 		switch {
-		case br.Matched && !baseDecided:
-			ev.Matched, baseDecided = true, true
-			ev.Detail = "matched: the first matching baseline rule, so it decides (" + br.Description + ")"
+		case !ok && err != nil:
+			ev.Detail = fmt.Sprintf("not matched: %s: %v", failed.field, err)
+		case !ok:
+			ev.Detail = fmt.Sprintf("not matched: %s is false", failed.field)
+		case res.Pack && r.Name == res.RuleID:
+			ev.Detail = "matched: the highest-ranked baseline pack rule that matched, so it decides"
+		default:
+			ev.Detail = fmt.Sprintf("matched, but %q ranks higher and decided", res.RuleID)
+		}
+		ex.Evaluations = append(ex.Evaluations, ev)
+	}
+	if res.Pack {
+		ex.Evaluations = append(ex.Evaluations, Evaluation{RuleID: "baseline", Source: SourceBaseline, Mode: Enforce,
+			Detail: fmt.Sprintf("not reached: baseline pack rule %q decided", res.RuleID)})
+		ex.DecidedBy = DecidedByPack
+		return ex
+	}
+	_, baseline := classify.DefaultEngine().Explain(in, now)
+	for _, br := range baseline {
+		ev := Evaluation{RuleID: br.ID, Source: SourceBaseline, Mode: Enforce, Outcome: br.Outcome, Matched: br.Matched}
+		switch {
+		case br.Guess != nil:
+			ex.Guess = br.Guess
+			what := fmt.Sprintf("the model reads %s/%s with probability %.2f", br.Guess.Class, br.Guess.Code, br.Guess.Probability)
+			if br.Matched {
+				ev.Detail = "decides: " + what
+			} else {
+				ev.Detail = "does not decide: " + what
+			}
+		case br.Matched && br.ID == res.RuleID:
+			ev.Detail = "matched: the first matching baseline rule, and the model did not overrule it, so it decides (" + br.Description + ")"
 		case br.Matched:
-			ev.Matched = true
-			ev.Detail = fmt.Sprintf("matched, but %s ranks higher and decided", res.RuleID)
+			ev.Detail = fmt.Sprintf("matched, but %s decided (%s)", res.RuleID, br.Description)
 		default:
 			ev.Detail = "not matched (" + br.Description + ")"
 		}
 		ex.Evaluations = append(ex.Evaluations, ev)
 	}
-	if !baseDecided {
+	switch res.RuleID {
+	case classify.DefaultRuleID:
 		ex.Evaluations = append(ex.Evaluations, Evaluation{RuleID: res.RuleID, Source: SourceBaseline, Mode: Enforce,
-			Matched: true, Outcome: res.Outcome, Detail: "nothing matched: the documented default applies"})
+			Matched: true, Outcome: res.Outcome, Detail: "nothing decided: the documented default applies"})
+		ex.DecidedBy = DecidedByDefault
+	case classify.ModelRuleID:
+		ex.DecidedBy = DecidedByModel
+	default:
+		ex.DecidedBy = DecidedByStructure
 	}
-	ex.Reason = reason(s, res)
 	return ex
 }
 
@@ -280,9 +364,14 @@ func reason(s *Set, res Result) string {
 		default:
 			fmt.Fprintf(&b, "none of the tenant's %d rules matched in enforce mode", n)
 		}
-		if res.RuleID == classify.DefaultRuleID {
-			b.WriteString(", nor did any baseline rule, so the documented default applies")
-		} else {
+		switch {
+		case res.Pack:
+			fmt.Fprintf(&b, ", so the baseline pack rule %s decided", res.RuleID)
+		case res.RuleID == classify.DefaultRuleID:
+			b.WriteString(", nor did any baseline rule, and the text model was not confident, so the documented default applies")
+		case res.RuleID == classify.ModelRuleID:
+			b.WriteString(", nor did any baseline pack rule, so the baseline's text model decided")
+		default:
 			fmt.Fprintf(&b, ", so the baseline rule %s decided", res.RuleID)
 		}
 	}

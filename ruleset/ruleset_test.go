@@ -412,8 +412,12 @@ func TestEmptySetUsesBaseline(t *testing.T) {
 			t.Fatalf("result = %+v, want the baseline's", res)
 		}
 		ex := set.Explain(in, now)
-		if len(ex.Evaluations) == 0 || ex.Evaluations[0].Source != ruleset.SourceBaseline {
-			t.Fatalf("explain = %+v", ex)
+		if len(ex.Evaluations) == 0 || ex.Evaluations[0].Source != ruleset.SourcePack {
+			t.Fatalf("explain starts with %+v, want the baseline packs", ex.Evaluations)
+		}
+		last := ex.Evaluations[len(ex.Evaluations)-1]
+		if last.RuleID != classify.ModelRuleID || ex.Guess == nil || ex.DecidedBy != ruleset.DecidedByStructure {
+			t.Fatalf("explain ends with %+v, decided by %q; want the model's entry, structure deciding", last, ex.DecidedBy)
 		}
 	}
 }

@@ -106,26 +106,9 @@ func (s *classifierService) Explain(ctx context.Context, req *v1.ExplainRequest)
 	if err != nil {
 		return nil, err
 	}
-	if rules.Len() > 0 {
-		return explainResponse(rules.Explain(in, s.cfg.Now())), nil
-	}
-	out, trail := classify.Explain(in, s.cfg.Now())
-	res := &v1.ExplainResponse{
-		ToolFailure: toolFailureOf(out, ""),
-		RuleId:      out.RuleID,
-		Reason:      fmt.Sprintf("no tenant rule matched; %s was the first baseline rule to match", out.RuleID),
-	}
-	if out.RuleID == classify.DefaultRuleID {
-		res.Reason = "no rule matched; the documented default applies"
-	}
-	for _, r := range trail {
-		ev := &v1.RuleEvaluation{RuleId: r.ID, Source: "baseline", Mode: "enforce", Matched: r.Matched, Detail: r.Description}
-		if r.Matched {
-			ev.Outcome = toolFailureOf(r.Outcome, "")
-		}
-		res.Evaluations = append(res.Evaluations, ev)
-	}
-	return res, nil
+	// One path for every tenant: with rules or without, Explain shows the
+	// same trail, worded the same way.
+	return explainResponse(rules.Explain(in, s.cfg.Now())), nil
 }
 
 // rulesFor returns the tenant's compiled rule set from the cache.

@@ -583,7 +583,11 @@ func explainResponse(ex ruleset.Explanation) *v1.ExplainResponse {
 		ToolFailure: toolFailureOf(ex.Outcome, ""),
 		RuleId:      ex.RuleID,
 		Reason:      ex.Reason,
+		DecidedBy:   ex.DecidedBy,
 		Evaluations: make([]*v1.RuleEvaluation, len(ex.Evaluations)),
+	}
+	if g := ex.Guess; g != nil {
+		res.ModelGuess = &v1.ModelGuess{Class: classOf(string(g.Class)), Code: g.Code, Probability: g.Probability, Confident: g.Confident}
 	}
 	for i, e := range ex.Evaluations {
 		res.Evaluations[i] = &v1.RuleEvaluation{

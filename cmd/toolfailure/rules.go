@@ -26,6 +26,8 @@ const rulesUsage = `usage:
       replace the tenant's whole rule set with the file's, atomically, and print what changed
   toolfailure rules export [-o rules.yaml] [--server URL --key KEY]
       write the tenant's rule set in the rules file format
+  toolfailure rules export --baseline [-o packs.yaml]
+      write the built-in baseline packs (offline); a tenant rule with a pack rule's name replaces it
   toolfailure rules test -f rules.yaml --case case.json [--case …] [--json]
       run cases against the file's rules offline, without a server, and explain each decision`
 
@@ -189,12 +191,16 @@ func runRulesExport(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs := flag.NewFlagSet("rules export", flag.ContinueOnError)
 	cf := addClientFlags(fs)
 	out := fs.String("o", "", "write to this file instead of standard output")
+	baseline := fs.Bool("baseline", false, "write the built-in baseline packs instead of the tenant's rules (no server needed)")
 	if ok, code := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: toolfailure rules export [-o rules.yaml]")
+		fmt.Fprintln(stderr, "usage: toolfailure rules export [--baseline] [-o rules.yaml]")
 		return 2
+	}
+	if *baseline {
+		return writeExport(baselineExport(), *out, stdout, stderr)
 	}
 	client, err := cf.client()
 	if err != nil {
@@ -216,16 +222,45 @@ func runRulesExport(ctx context.Context, args []string, stdout, stderr io.Writer
 		return 1
 	}
 	doc := fmt.Sprintf("# Rule set version %d, in evaluation order. Apply with: toolfailure rules apply -f FILE\n%s", res.GetVersion(), body)
-	if *out == "" {
+	return writeExport(doc, *out, stdout, stderr)
+}
+
+// writeExport writes an export to the file, or to standard output when
+// the file is empty.
+func writeExport(doc, out string, stdout, stderr io.Writer) int {
+	var err error
+	if out == "" {
 		_, err = io.WriteString(stdout, doc)
 	} else {
-		err = os.WriteFile(*out, []byte(doc), 0o644)
+		err = os.WriteFile(out, []byte(doc), 0o644)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "toolfailure rules export:", err)
 		return 1
 	}
 	return 0
+}
+
+// baselineExport is every baseline pack as its file says it, one after
+// the other, each under a heading that names it. Together they are one
+// valid rules file: a tenant may copy a rule, keep its name to replace the
+// pack's, and apply it.
+func baselineExport() string {
+	var b strings.Builder
+	b.WriteString("# The built-in baseline packs, evaluated after the tenant's rules and before the generic baseline\n")
+	b.WriteString("# (status codes, Retry-After, gRPC, JSON-RPC, SQLSTATE, errno, the text model). A tenant rule with\n")
+	b.WriteString("# the same name as a pack rule replaces it.\nrules:\n")
+	for _, p := range ruleset.BaselinePacks() {
+		fmt.Fprintf(&b, "\n# --- pack %s ---\n", p.Name)
+		for _, line := range strings.Split(strings.TrimRight(string(p.Source), "\n"), "\n") {
+			if strings.HasPrefix(line, "rules:") {
+				continue
+			}
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 // stringList is a repeatable flag.

@@ -20,6 +20,7 @@ import (
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
 	"github.com/omcp/toolfailure/internal/pgtest"
+	"github.com/omcp/toolfailure/ruleset"
 )
 
 const rulesYAML = `rules:
@@ -231,6 +232,32 @@ func bearerInterceptor(key string) connect.ClientInterceptor {
 			ctx, info := connect.NewClientContext(ctx)
 			info.RequestHeader().Set("Authorization", "Bearer "+key)
 			return next(ctx, spec)
+		}
+	}
+}
+
+// rules export --baseline needs no server and writes one rules file that
+// holds every pack rule, in the packs' words.
+func TestRulesExportBaseline(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := runCmd(t, "rules", "export", "--baseline")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	f, err := ruleset.ParseFile([]byte(stdout))
+	if err != nil {
+		t.Fatalf("the export is not a rules file: %v", err)
+	}
+	want := map[string]bool{}
+	for _, r := range ruleset.BaselinePackRules() {
+		want[r.Name] = true
+	}
+	if len(f.Rules) != len(want) || len(want) == 0 {
+		t.Fatalf("%d rules exported, want the %d pack rules", len(f.Rules), len(want))
+	}
+	for _, r := range f.Rules {
+		if !want[r.Name] {
+			t.Errorf("exported rule %q is not a pack rule", r.Name)
 		}
 	}
 }

@@ -292,7 +292,15 @@ type ExplainResponse struct {
 	// Every rule considered, in evaluation order.
 	Evaluations []*RuleEvaluation `protobuf:"bytes,3,rep,name=evaluations,proto3" json:"evaluations,omitempty"`
 	// Why the winner won, in one sentence.
-	Reason        string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Which kind of signal decided: "tenant" (a tenant rule), "pack" (a
+	// baseline pack rule), "structure" (a generic baseline rule: status
+	// codes, vendor shapes, SQLSTATE, errno, phrases), "model" (the text
+	// model) or "default" (nothing recognised the error).
+	DecidedBy string `protobuf:"bytes,5,opt,name=decided_by,json=decidedBy,proto3" json:"decided_by,omitempty"`
+	// The text model's reading of the error, whether or not it decided;
+	// absent when the generic baseline was not reached.
+	ModelGuess    *ModelGuess `protobuf:"bytes,6,opt,name=model_guess,json=modelGuess,proto3" json:"model_guess,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -355,6 +363,93 @@ func (x *ExplainResponse) GetReason() string {
 	return ""
 }
 
+func (x *ExplainResponse) GetDecidedBy() string {
+	if x != nil {
+		return x.DecidedBy
+	}
+	return ""
+}
+
+func (x *ExplainResponse) GetModelGuess() *ModelGuess {
+	if x != nil {
+		return x.ModelGuess
+	}
+	return nil
+}
+
+// ModelGuess is what the baseline's text model made of an error.
+type ModelGuess struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Class Class                  `protobuf:"varint,1,opt,name=class,proto3,enum=toolfailure.v1.Class" json:"class,omitempty"`
+	Code  string                 `protobuf:"bytes,2,opt,name=code,proto3" json:"code,omitempty"`
+	// The model's probability for the class, calibrated on systems it was
+	// not trained on.
+	Probability float32 `protobuf:"fixed32,3,opt,name=probability,proto3" json:"probability,omitempty"`
+	// Whether the guess was strong enough to decide (the probability reaches
+	// the threshold and the error has enough words).
+	Confident     bool `protobuf:"varint,4,opt,name=confident,proto3" json:"confident,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ModelGuess) Reset() {
+	*x = ModelGuess{}
+	mi := &file_toolfailure_v1_classifier_service_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ModelGuess) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ModelGuess) ProtoMessage() {}
+
+func (x *ModelGuess) ProtoReflect() protoreflect.Message {
+	mi := &file_toolfailure_v1_classifier_service_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ModelGuess.ProtoReflect.Descriptor instead.
+func (*ModelGuess) Descriptor() ([]byte, []int) {
+	return file_toolfailure_v1_classifier_service_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ModelGuess) GetClass() Class {
+	if x != nil {
+		return x.Class
+	}
+	return Class_CLASS_UNSPECIFIED
+}
+
+func (x *ModelGuess) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *ModelGuess) GetProbability() float32 {
+	if x != nil {
+		return x.Probability
+	}
+	return 0
+}
+
+func (x *ModelGuess) GetConfident() bool {
+	if x != nil {
+		return x.Confident
+	}
+	return false
+}
+
 // RuleEvaluation says what one rule did with the request.
 type RuleEvaluation struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
@@ -374,7 +469,7 @@ type RuleEvaluation struct {
 
 func (x *RuleEvaluation) Reset() {
 	*x = RuleEvaluation{}
-	mi := &file_toolfailure_v1_classifier_service_proto_msgTypes[4]
+	mi := &file_toolfailure_v1_classifier_service_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -386,7 +481,7 @@ func (x *RuleEvaluation) String() string {
 func (*RuleEvaluation) ProtoMessage() {}
 
 func (x *RuleEvaluation) ProtoReflect() protoreflect.Message {
-	mi := &file_toolfailure_v1_classifier_service_proto_msgTypes[4]
+	mi := &file_toolfailure_v1_classifier_service_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -399,7 +494,7 @@ func (x *RuleEvaluation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RuleEvaluation.ProtoReflect.Descriptor instead.
 func (*RuleEvaluation) Descriptor() ([]byte, []int) {
-	return file_toolfailure_v1_classifier_service_proto_rawDescGZIP(), []int{4}
+	return file_toolfailure_v1_classifier_service_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *RuleEvaluation) GetRuleId() string {
@@ -472,12 +567,22 @@ const file_toolfailure_v1_classifier_service_proto_rawDesc = "" +
 	"\x0fidempotency_key\x18\x05 \x01(\tB\b\xbaH\x05r\x03(\x80\x02R\x0eidempotencyKey\x12_\n" +
 	"\vtraceparent\x18\x06 \x01(\tB=\xbaH:r826^([0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2})?$R\vtraceparent\x12;\n" +
 	"\voccurred_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"occurredAt\"\xc4\x01\n" +
+	"occurredAt\"\xa0\x02\n" +
 	"\x0fExplainResponse\x12>\n" +
 	"\ftool_failure\x18\x01 \x01(\v2\x1b.toolfailure.v1.ToolFailureR\vtoolFailure\x12\x17\n" +
 	"\arule_id\x18\x02 \x01(\tR\x06ruleId\x12@\n" +
 	"\vevaluations\x18\x03 \x03(\v2\x1e.toolfailure.v1.RuleEvaluationR\vevaluations\x12\x16\n" +
-	"\x06reason\x18\x04 \x01(\tR\x06reason\"\xbe\x01\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\x12\x1d\n" +
+	"\n" +
+	"decided_by\x18\x05 \x01(\tR\tdecidedBy\x12;\n" +
+	"\vmodel_guess\x18\x06 \x01(\v2\x1a.toolfailure.v1.ModelGuessR\n" +
+	"modelGuess\"\x8d\x01\n" +
+	"\n" +
+	"ModelGuess\x12+\n" +
+	"\x05class\x18\x01 \x01(\x0e2\x15.toolfailure.v1.ClassR\x05class\x12\x12\n" +
+	"\x04code\x18\x02 \x01(\tR\x04code\x12 \n" +
+	"\vprobability\x18\x03 \x01(\x02R\vprobability\x12\x1c\n" +
+	"\tconfident\x18\x04 \x01(\bR\tconfident\"\xbe\x01\n" +
 	"\x0eRuleEvaluation\x12\x17\n" +
 	"\arule_id\x18\x01 \x01(\tR\x06ruleId\x12\x16\n" +
 	"\x06source\x18\x02 \x01(\tR\x06source\x12\x12\n" +
@@ -501,40 +606,44 @@ func file_toolfailure_v1_classifier_service_proto_rawDescGZIP() []byte {
 	return file_toolfailure_v1_classifier_service_proto_rawDescData
 }
 
-var file_toolfailure_v1_classifier_service_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_toolfailure_v1_classifier_service_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_toolfailure_v1_classifier_service_proto_goTypes = []any{
 	(*ClassifyRequest)(nil),       // 0: toolfailure.v1.ClassifyRequest
 	(*ClassifyResponse)(nil),      // 1: toolfailure.v1.ClassifyResponse
 	(*ExplainRequest)(nil),        // 2: toolfailure.v1.ExplainRequest
 	(*ExplainResponse)(nil),       // 3: toolfailure.v1.ExplainResponse
-	(*RuleEvaluation)(nil),        // 4: toolfailure.v1.RuleEvaluation
-	(*RawError)(nil),              // 5: toolfailure.v1.RawError
-	(*ToolAnnotations)(nil),       // 6: toolfailure.v1.ToolAnnotations
-	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
-	(*ToolFailure)(nil),           // 8: toolfailure.v1.ToolFailure
-	(*structpb.Struct)(nil),       // 9: google.protobuf.Struct
+	(*ModelGuess)(nil),            // 4: toolfailure.v1.ModelGuess
+	(*RuleEvaluation)(nil),        // 5: toolfailure.v1.RuleEvaluation
+	(*RawError)(nil),              // 6: toolfailure.v1.RawError
+	(*ToolAnnotations)(nil),       // 7: toolfailure.v1.ToolAnnotations
+	(*timestamppb.Timestamp)(nil), // 8: google.protobuf.Timestamp
+	(*ToolFailure)(nil),           // 9: toolfailure.v1.ToolFailure
+	(*structpb.Struct)(nil),       // 10: google.protobuf.Struct
+	(Class)(0),                    // 11: toolfailure.v1.Class
 }
 var file_toolfailure_v1_classifier_service_proto_depIdxs = []int32{
-	5,  // 0: toolfailure.v1.ClassifyRequest.error:type_name -> toolfailure.v1.RawError
-	6,  // 1: toolfailure.v1.ClassifyRequest.tool_annotations:type_name -> toolfailure.v1.ToolAnnotations
-	7,  // 2: toolfailure.v1.ClassifyRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	8,  // 3: toolfailure.v1.ClassifyResponse.tool_failure:type_name -> toolfailure.v1.ToolFailure
-	9,  // 4: toolfailure.v1.ClassifyResponse.meta:type_name -> google.protobuf.Struct
-	5,  // 5: toolfailure.v1.ExplainRequest.error:type_name -> toolfailure.v1.RawError
-	6,  // 6: toolfailure.v1.ExplainRequest.tool_annotations:type_name -> toolfailure.v1.ToolAnnotations
-	7,  // 7: toolfailure.v1.ExplainRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	8,  // 8: toolfailure.v1.ExplainResponse.tool_failure:type_name -> toolfailure.v1.ToolFailure
-	4,  // 9: toolfailure.v1.ExplainResponse.evaluations:type_name -> toolfailure.v1.RuleEvaluation
-	8,  // 10: toolfailure.v1.RuleEvaluation.outcome:type_name -> toolfailure.v1.ToolFailure
-	0,  // 11: toolfailure.v1.ClassifierService.Classify:input_type -> toolfailure.v1.ClassifyRequest
-	2,  // 12: toolfailure.v1.ClassifierService.Explain:input_type -> toolfailure.v1.ExplainRequest
-	1,  // 13: toolfailure.v1.ClassifierService.Classify:output_type -> toolfailure.v1.ClassifyResponse
-	3,  // 14: toolfailure.v1.ClassifierService.Explain:output_type -> toolfailure.v1.ExplainResponse
-	13, // [13:15] is the sub-list for method output_type
-	11, // [11:13] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	6,  // 0: toolfailure.v1.ClassifyRequest.error:type_name -> toolfailure.v1.RawError
+	7,  // 1: toolfailure.v1.ClassifyRequest.tool_annotations:type_name -> toolfailure.v1.ToolAnnotations
+	8,  // 2: toolfailure.v1.ClassifyRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	9,  // 3: toolfailure.v1.ClassifyResponse.tool_failure:type_name -> toolfailure.v1.ToolFailure
+	10, // 4: toolfailure.v1.ClassifyResponse.meta:type_name -> google.protobuf.Struct
+	6,  // 5: toolfailure.v1.ExplainRequest.error:type_name -> toolfailure.v1.RawError
+	7,  // 6: toolfailure.v1.ExplainRequest.tool_annotations:type_name -> toolfailure.v1.ToolAnnotations
+	8,  // 7: toolfailure.v1.ExplainRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	9,  // 8: toolfailure.v1.ExplainResponse.tool_failure:type_name -> toolfailure.v1.ToolFailure
+	5,  // 9: toolfailure.v1.ExplainResponse.evaluations:type_name -> toolfailure.v1.RuleEvaluation
+	4,  // 10: toolfailure.v1.ExplainResponse.model_guess:type_name -> toolfailure.v1.ModelGuess
+	11, // 11: toolfailure.v1.ModelGuess.class:type_name -> toolfailure.v1.Class
+	9,  // 12: toolfailure.v1.RuleEvaluation.outcome:type_name -> toolfailure.v1.ToolFailure
+	0,  // 13: toolfailure.v1.ClassifierService.Classify:input_type -> toolfailure.v1.ClassifyRequest
+	2,  // 14: toolfailure.v1.ClassifierService.Explain:input_type -> toolfailure.v1.ExplainRequest
+	1,  // 15: toolfailure.v1.ClassifierService.Classify:output_type -> toolfailure.v1.ClassifyResponse
+	3,  // 16: toolfailure.v1.ClassifierService.Explain:output_type -> toolfailure.v1.ExplainResponse
+	15, // [15:17] is the sub-list for method output_type
+	13, // [13:15] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_toolfailure_v1_classifier_service_proto_init() }
@@ -549,7 +658,7 @@ func file_toolfailure_v1_classifier_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolfailure_v1_classifier_service_proto_rawDesc), len(file_toolfailure_v1_classifier_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
