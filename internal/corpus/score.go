@@ -335,7 +335,7 @@ func Misses(w io.Writer, vs []Verdict) {
 // Makeup is what a corpus is made of.
 type Makeup struct {
 	Cases, Systems, NotEnglish, MessageOnly, WithPattern int
-	Classes, Codes, Languages, Patterns                 map[string]int
+	Classes, Codes, Languages, Patterns                  map[string]int
 }
 
 // MakeupOf counts a corpus's cases by system, language, shape and label.
