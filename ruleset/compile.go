@@ -27,6 +27,8 @@ type Set struct {
 	// packSkip marks the baseline pack rules that rules of this set
 	// replace (same name); nil when none do.
 	packSkip []bool
+	// needles finds which rules' messageMatches needles a message holds.
+	needles *needleIndex
 }
 
 // compiled is one rule ready to evaluate.
@@ -44,9 +46,10 @@ type compiled struct {
 	key     indexKey
 	keyPart int
 
-	// needles are literals one of which the message must contain for
-	// messageMatches to match (needles.go); nil: no prefilter.
-	needles []string
+	// msg evaluates messageMatches natively (needles.go); msgPart is its
+	// part, which evaluation through the index skips; -1 without one.
+	msg     *messageMatcher
+	msgPart int
 
 	guidance  *template
 	retryable bool
@@ -142,6 +145,7 @@ func compileSet(version int64, rules []Rule, limit uint64) (*Set, error) {
 		return strings.Compare(a.Name, b.Name)
 	})
 	s.idx = buildIndex(s.rules)
+	s.needles = buildNeedleIndex(s.rules)
 	return s, nil
 }
 
@@ -168,7 +172,7 @@ func compileRule(e *cel.Env, i int, r Rule, limit uint64) (*compiled, []*RuleErr
 		fail("mode", 0, 0, "%q: must be enforce or shadow", r.Mode)
 	}
 
-	c := &compiled{Rule: r, mode: r.mode(), keyPart: -1}
+	c := &compiled{Rule: r, mode: r.mode(), keyPart: -1, msgPart: -1}
 	// Shortcuts first: they are cheap, and they are what the index keys on.
 	if r.Tool != "" {
 		if len(r.Tool) > maxToolGlobLen {
@@ -214,7 +218,9 @@ func compileRule(e *cel.Env, i int, r Rule, limit uint64) (*compiled, []*RuleErr
 				strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 		} else {
 			c.parts = append(c.parts, part{field: "messageMatches", src: "error.message.matches(" + celString(r.MessageMatches) + ")"})
-			c.needles = needlesOf(r.MessageMatches)
+			if m, err := newMessageMatcher(r.MessageMatches); err == nil {
+				c.msg, c.msgPart = m, len(c.parts)-1
+			}
 		}
 	}
 	if r.When != "" {

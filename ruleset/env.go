@@ -207,22 +207,58 @@ type activation struct {
 	tool, server any // types.String, boxed once
 	err          *classify.RawError
 	ann          *classify.Annotations
-	// folded is the lower-cased message for the needle prefilter, made on
-	// first use.
-	folded     string
-	foldedDone bool
+	// seen marks the rules of set whose needles the message holds,
+	// filled on first use for that set (needles.go).
+	seenSet  *Set
+	seen     []uint64
+	seenBuf  [4]uint64
+	folded   string
+	foldDone bool
 }
 
-// mayMatch reports whether the rule's messageMatches can match this
-// request's message, by its needles.
-func (a *activation) mayMatch(c *compiled) bool {
-	if c.needles == nil {
+// scanned makes sure seen holds set s's needle hits for this message.
+func (a *activation) scanned(s *Set) {
+	if a.seenSet == s {
+		return
+	}
+	if !a.foldDone {
+		a.folded, a.foldDone = foldMessage(a.err.Message), true
+	}
+	n := (s.needles.branches + 63) / 64
+	if n <= len(a.seenBuf) {
+		a.seenBuf = [4]uint64{}
+		a.seen = a.seenBuf[:n]
+	} else {
+		a.seen = make([]uint64, n)
+	}
+	s.needles.scan(a.folded, a.seen)
+	a.seenSet = s
+}
+
+// messageMatches evaluates rule i's messageMatches on this request: a
+// literal branch whose needle was found matches; another branch runs its
+// expression when its needles were found or it has none. Rules without
+// messageMatches pass.
+func (a *activation) messageMatches(s *Set, i int32) bool {
+	c := s.rules[i]
+	if c.msg == nil {
 		return true
 	}
-	if !a.foldedDone {
-		a.folded, a.foldedDone = foldMessage(a.err.Message), true
+	a.scanned(s)
+	base := s.needles.base[i]
+	for j := range c.msg.branches {
+		b := &c.msg.branches[j]
+		id := base + int32(j)
+		hit := a.seen[id>>6]&(1<<(id&63)) != 0
+		switch {
+		case b.needles != nil && !hit:
+		case b.literal:
+			return true
+		case b.re.MatchString(a.err.Message):
+			return true
+		}
 	}
-	return hasAny(a.folded, c.needles)
+	return false
 }
 
 func newActivation(in *classify.Input) *activation {

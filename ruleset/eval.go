@@ -104,7 +104,7 @@ func (s *Set) match(a *activation, in *classify.Input, now time.Time) (Result, b
 	var shadows []ShadowMatch
 	for i := c.next(); i >= 0; i = c.next() {
 		r := s.rules[i]
-		if !a.mayMatch(r) {
+		if !a.messageMatches(s, i) {
 			continue
 		}
 		if ok, _, _ := r.match(a, true); !ok {
@@ -127,7 +127,7 @@ func (s *Set) first(a *activation, in *classify.Input, now time.Time, skip []boo
 	s.idx.candidates(a, &c)
 	for i := c.next(); i >= 0; i = c.next() {
 		r := s.rules[i]
-		if skip != nil && skip[i] || r.mode != Enforce || !a.mayMatch(r) {
+		if skip != nil && skip[i] || r.mode != Enforce || !a.messageMatches(s, i) {
 			continue
 		}
 		if ok, _, _ := r.match(a, true); ok {
@@ -138,11 +138,12 @@ func (s *Set) first(a *activation, in *classify.Input, now time.Time, skip []boo
 }
 
 // match evaluates the rule's parts in order. viaIndex skips the part that
-// the index has already decided. On a miss it returns the part that failed
+// the index has already decided, and messageMatches, which the caller has
+// evaluated natively (activation.messageMatches). On a miss it returns the part that failed
 // and, when evaluation stopped on an error rather than false, the error.
 func (c *compiled) match(a *activation, viaIndex bool) (bool, *part, error) {
 	for k := range c.parts {
-		if viaIndex && k == c.keyPart {
+		if viaIndex && (k == c.keyPart || k == c.msgPart) {
 			continue
 		}
 		p := &c.parts[k]

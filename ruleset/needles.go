@@ -1,8 +1,12 @@
 package ruleset
 
 import (
+	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Needles: a prefilter for messageMatches. Go's regexp scans the whole
@@ -15,7 +19,7 @@ import (
 // such literals (".*", "[0-9]+") has no needles and always runs.
 
 const (
-	maxNeedles   = 24 // more alternatives than that: not worth prefiltering
+	maxNeedles   = 64 // more alternatives than that: not worth prefiltering
 	minNeedleLen = 3  // shorter literals filter too little
 )
 
@@ -25,7 +29,12 @@ func needlesOf(pattern string) []string {
 	if err != nil {
 		return nil
 	}
-	set, ok := necessary(re.Simplify())
+	re = re.Simplify()
+	set, ok := necessary(re, false)
+	if !ok {
+		// Too many needles: settle for fewer, shorter ones.
+		set, ok = necessary(re, true)
+	}
 	if !ok {
 		return nil
 	}
@@ -34,40 +43,62 @@ func needlesOf(pattern string) []string {
 
 // necessary returns a set of literals such that every string matching re
 // contains at least one of them.
-func necessary(re *syntax.Regexp) ([]string, bool) {
-	switch re.Op {
-	case syntax.OpLiteral:
-		s := strings.ToLower(string(re.Rune))
-		if len(s) < minNeedleLen {
-			return nil, false
+func necessary(re *syntax.Regexp, compact bool) ([]string, bool) {
+	set, ok := structural(re, compact)
+	if all, isExact := exact(re); isExact {
+		if all, usableSet := usable(all); usableSet && (!ok || better(all, set, compact)) {
+			return all, true
 		}
-		return []string{s}, true
-	case syntax.OpCapture:
-		return necessary(re.Sub[0])
-	case syntax.OpPlus:
-		return necessary(re.Sub[0])
+	}
+	return set, ok
+}
+
+// structural is necessary by the shape of re: a concatenation's best part,
+// an alternation's union.
+func structural(re *syntax.Regexp, compact bool) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpCapture, syntax.OpPlus:
+		return necessary(re.Sub[0], compact)
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return necessary(re.Sub[0])
+			return necessary(re.Sub[0], compact)
 		}
 		return nil, false
 	case syntax.OpConcat:
-		// Any one child's set will do; the one with the longest shortest
-		// needle filters best.
+		// Runs of children whose every match is known (exact sets) are
+		// joined into longer literals: Go's parser factors the common
+		// prefixes out of alternations, so "not available (?:on|in) your
+		// plan" must be put back together to filter well. Any run's set,
+		// or any other child's, will do (see better).
 		var best []string
-		bestLen := 0
-		for _, sub := range re.Sub {
-			if set, ok := necessary(sub); ok {
-				if l := shortest(set); l > bestLen {
-					best, bestLen = set, l
-				}
+		consider := func(set []string, ok bool) {
+			if !ok {
+				return
+			}
+			if set, ok := usable(set); ok && (best == nil || better(set, best, compact)) {
+				best = set
+			}
+		}
+		sets := make([][]string, len(re.Sub))
+		for i, sub := range re.Sub {
+			if set, ok := exact(sub); ok {
+				sets[i] = set
+			} else {
+				consider(necessary(sub, compact))
+			}
+		}
+		for i := range sets {
+			run := []string{""}
+			for j := i; j < len(sets) && sets[j] != nil && run != nil; j++ {
+				run = cross(run, sets[j])
+				consider(run, run != nil)
 			}
 		}
 		return best, best != nil
 	case syntax.OpAlternate:
 		var all []string
 		for _, sub := range re.Sub {
-			set, ok := necessary(sub)
+			set, ok := necessary(sub, compact)
 			if !ok {
 				return nil, false
 			}
@@ -81,6 +112,184 @@ func necessary(re *syntax.Regexp) ([]string, bool) {
 	return nil, false
 }
 
+// maxExact bounds the sets exact builds.
+const maxExact = 1024
+
+// literalSet returns, for a pattern that matches exactly when the message
+// contains one of a set of strings regardless of case (an unanchored,
+// case-insensitive alternation of phrases with optional parts and small
+// character classes, as most pack patterns are), that set, folded; else
+// nil. For such a pattern the needle search is the match, and the regular
+// expression need not run.
+func literalSet(pattern string) []string {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	re = re.Simplify()
+	if !caseless(re) {
+		return nil
+	}
+	set, ok := exact(re)
+	if !ok || len(set) == 0 {
+		return nil
+	}
+	for _, s := range set {
+		if len(s) < minNeedleLen {
+			return nil
+		}
+	}
+	return set
+}
+
+// caseless reports whether every literal and character class of re
+// matches regardless of case, so that comparing folded strings is exact.
+func caseless(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return true
+		}
+		for _, r := range re.Rune {
+			if unicode.SimpleFold(r) != r {
+				return false // a letter matched in one case only
+			}
+		}
+		return true
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1] && r-re.Rune[i] < 64; r++ {
+				for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+					if !inClass(re.Rune, f) {
+						return false
+					}
+				}
+			}
+		}
+		return true
+	}
+	for _, sub := range re.Sub {
+		if !caseless(sub) {
+			return false
+		}
+	}
+	return true
+}
+
+func inClass(ranges []rune, r rune) bool {
+	for i := 0; i+1 < len(ranges); i += 2 {
+		if ranges[i] <= r && r <= ranges[i+1] {
+			return true
+		}
+	}
+	return false
+}
+
+// exact returns every string re can match, lower-cased, when there are few
+// of them: literals, small character classes, and alternations,
+// concatenations and optional parts of those.
+func exact(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return []string{foldMessage(string(re.Rune))}, true
+	case syntax.OpEmptyMatch:
+		return []string{""}, true
+	case syntax.OpCharClass:
+		var set []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				if len(set) >= 8 {
+					return nil, false
+				}
+				set = append(set, string(foldRune(r)))
+			}
+		}
+		return dedupe(set), true
+	case syntax.OpCapture:
+		return exact(re.Sub[0])
+	case syntax.OpQuest:
+		set, ok := exact(re.Sub[0])
+		if !ok {
+			return nil, false
+		}
+		return dedupe(append(set, "")), true
+	case syntax.OpAlternate:
+		var all []string
+		for _, sub := range re.Sub {
+			set, ok := exact(sub)
+			if !ok || len(all)+len(set) > maxExact {
+				return nil, false
+			}
+			all = append(all, set...)
+		}
+		return dedupe(all), true
+	case syntax.OpConcat:
+		run := []string{""}
+		for _, sub := range re.Sub {
+			set, ok := exact(sub)
+			if !ok {
+				return nil, false
+			}
+			if run = cross(run, set); run == nil {
+				return nil, false
+			}
+		}
+		return run, true
+	}
+	return nil, false
+}
+
+// cross is every a+b, or nil when that is more than maxExact strings.
+func cross(as, bs []string) []string {
+	if len(as)*len(bs) > maxExact {
+		return nil
+	}
+	out := make([]string, 0, len(as)*len(bs))
+	for _, a := range as {
+		for _, b := range bs {
+			out = append(out, a+b)
+		}
+	}
+	return dedupe(out)
+}
+
+func dedupe(set []string) []string {
+	slices.Sort(set)
+	return slices.Compact(set)
+}
+
+// usable keeps a set as needles when none is too short to filter and
+// there are not too many.
+func usable(set []string) ([]string, bool) {
+	if len(set) == 0 || len(set) > maxNeedles {
+		return nil, false
+	}
+	for _, s := range set {
+		if len(s) < minNeedleLen {
+			return nil, false
+		}
+	}
+	return set, true
+}
+
+// better reports whether needle set a filters better than b: needles of
+// eight bytes or more are all long enough, and then fewer needles are
+// better. compact puts fewer needles first: an alternation of many
+// phrases must stay under maxNeedles.
+func better(a, b []string, compact bool) bool {
+	if compact && len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	la, lb := min(shortest(a), 8), min(shortest(b), 8)
+	if la != lb {
+		return la > lb
+	}
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return shortest(a) > shortest(b)
+}
+
 func shortest(set []string) int {
 	n := -1
 	for _, s := range set {
@@ -91,16 +300,26 @@ func shortest(set []string) int {
 	return n
 }
 
-// foldMessage lower-cases a message for the needle search. Under (?i)
-// Go's regexp matches the Kelvin sign to k (which ToLower already maps)
-// and the long s to s (which it does not): the long s is mapped by hand,
-// so that no match is missed.
-func foldMessage(m string) string {
-	m = strings.ToLower(m)
-	if strings.ContainsRune(m, 'ſ') {
-		m = strings.ReplaceAll(m, "ſ", "s")
+// foldRune maps a rune to the smallest rune of its case-folding orbit,
+// the equivalence (?i) matches by: 'a' and 'A' fold to 'A', and 'k', 'K'
+// and the Kelvin sign to 'K'. Needles and messages are compared folded.
+func foldRune(r rune) rune {
+	if r < utf8.RuneSelf {
+		if 'a' <= r && r <= 'z' {
+			return r - 'a' + 'A'
+		}
+		return r
 	}
-	return m
+	lo := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		lo = min(lo, f)
+	}
+	return lo
+}
+
+// foldMessage folds every rune of a message for the needle search.
+func foldMessage(m string) string {
+	return strings.Map(foldRune, m)
 }
 
 // hasAny reports whether the folded message contains one of the needles.
@@ -111,4 +330,130 @@ func hasAny(folded string, needles []string) bool {
 		}
 	}
 	return false
+}
+
+// messageMatcher is a messageMatches pattern split into its top-level
+// alternatives (branches), each with its needles: literals one of which
+// every match of the branch contains. A branch that is a set of phrases
+// (literalSet) is decided by its needles alone; any other runs its own
+// small expression, and only when its needles are found. Splitting matters
+// because Go's regexp runs a large alternation as one slow automaton,
+// while each branch alone is small and fast.
+type messageMatcher struct {
+	branches []branch
+}
+
+type branch struct {
+	needles []string       // folded; nil: no prefilter, the branch always runs
+	literal bool           // the needles are all the branch matches
+	re      *regexp.Regexp // the branch alone, when not literal
+}
+
+func newMessageMatcher(pattern string) (*messageMatcher, error) {
+	full, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	top := full
+	for top.Op == syntax.OpCapture {
+		top = top.Sub[0]
+	}
+	subs := []*syntax.Regexp{full}
+	if top.Op == syntax.OpAlternate {
+		subs = top.Sub
+	}
+	m := &messageMatcher{}
+	for _, sub := range subs {
+		src := sub.String()
+		if set := literalSet(src); set != nil {
+			m.branches = append(m.branches, branch{needles: set, literal: true})
+			continue
+		}
+		re, err := regexp.Compile(src)
+		if err != nil {
+			return nil, err
+		}
+		m.branches = append(m.branches, branch{needles: needlesOf(src), re: re})
+	}
+	return m, nil
+}
+
+// needleIndex finds, in one pass over a folded message, which branches'
+// needles occur in it. Needles are filed under a hash of their first three
+// bytes; the message is hashed at every position and the needles filed
+// there are compared in place. A pack holds thousands of needles.
+type needleIndex struct {
+	buckets  [1 << needleHashBits]uint32 // hash → 1 + index into chains, 0 for none
+	chains   []needleChain
+	base     []int32 // rule position → id of its first branch
+	branches int
+}
+
+const needleHashBits = 14
+
+// needleChain is the needles of one hash bucket, and for each the branches
+// that have it.
+type needleChain struct {
+	needles  []string
+	branches [][]int32
+}
+
+func needleHash(a, b, c byte) uint32 {
+	return (uint32(a)*0x9e3779b1 ^ uint32(b)*0x85ebca77 ^ uint32(c)*0xc2b2ae3d) >> (32 - needleHashBits)
+}
+
+func buildNeedleIndex(rules []*compiled) *needleIndex {
+	ix := &needleIndex{base: make([]int32, len(rules))}
+	byNeedle := map[string][]int32{}
+	var order []string
+	for i, r := range rules {
+		ix.base[i] = int32(ix.branches)
+		if r.msg == nil {
+			continue
+		}
+		for j, b := range r.msg.branches {
+			id := int32(ix.branches + j)
+			for _, n := range b.needles {
+				if _, seen := byNeedle[n]; !seen {
+					order = append(order, n)
+				}
+				if l := byNeedle[n]; len(l) == 0 || l[len(l)-1] != id {
+					byNeedle[n] = append(l, id)
+				}
+			}
+		}
+		ix.branches += len(r.msg.branches)
+	}
+	for _, n := range order {
+		h := needleHash(n[0], n[1], n[2])
+		if ix.buckets[h] == 0 {
+			ix.chains = append(ix.chains, needleChain{})
+			ix.buckets[h] = uint32(len(ix.chains))
+		}
+		ch := &ix.chains[ix.buckets[h]-1]
+		ch.needles = append(ch.needles, n)
+		ch.branches = append(ch.branches, byNeedle[n])
+	}
+	return ix
+}
+
+// scan marks in seen (one bit per branch) the branches with a needle in m.
+func (ix *needleIndex) scan(m string, seen []uint64) {
+	if len(ix.chains) == 0 {
+		return
+	}
+	for i := 0; i+minNeedleLen <= len(m); i++ {
+		b := ix.buckets[needleHash(m[i], m[i+1], m[i+2])]
+		if b == 0 {
+			continue
+		}
+		ch := &ix.chains[b-1]
+		for k, n := range ch.needles {
+			if len(m)-i >= len(n) && m[i:i+len(n)] == n {
+				for _, id := range ch.branches[k] {
+					seen[id>>6] |= 1 << (id & 63)
+				}
+			}
+		}
+	}
 }

@@ -1,0 +1,128 @@
+package ruleset
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/omcp/toolfailure/classify"
+)
+
+// The needle prefilter may only skip a rule that cannot match: for every
+// pack pattern and for hand-written ones, any message the pattern matches
+// holds one of its needles, and the index finds it.
+func TestNeedlesAreSound(t *testing.T) {
+	t.Parallel()
+	patterns := []string{
+		`(?i)(not available (on|in) your plan|upgrade (your )?plan)`,
+		`(?i)log ?in (attempt )?failed`,
+		`(?i)api[ _-]?key (is )?(missing|invalid)|api[ _-]?key[^.]{0,30} (is|was) invalid`,
+		`(?i)STRASSE|ſtrasse`,
+		`^(a+)+$`,
+		`certificate[ _-]?verify[ _-]?failed`,
+	}
+	for _, r := range packs().set.rules {
+		if r.MessageMatches != "" {
+			patterns = append(patterns, r.MessageMatches)
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 9))
+	for _, p := range patterns {
+		re := regexp.MustCompile(p)
+		needles := needlesOf(p)
+		if needles == nil {
+			continue
+		}
+		for _, n := range needles {
+			if len(n) < minNeedleLen || n != foldMessage(n) {
+				t.Errorf("%q: needle %q is short or not folded", p, n)
+			}
+		}
+		// Messages the pattern matches: its needles' own contexts, case
+		// changed at random, padded with noise.
+		for _, n := range needles {
+			for range 3 {
+				m := mutateCase(rng, "xx "+n+" yy")
+				if !re.MatchString(m) {
+					continue // a needle alone need not match the whole pattern
+				}
+				if !hasAny(foldMessage(m), needles) {
+					t.Errorf("%q matches %q, but no needle is found", p, m)
+				}
+			}
+		}
+	}
+	// The native evaluation (branches, needle index) agrees with the
+	// whole pattern on messages that hold each rule's needles, and on
+	// others.
+	set := packs().set
+	msgs := []string{"Login failed for user 'app'", "SSL certificate problem: unable to get local issuer certificate",
+		"upstream returned 503 Service Unavailable", "Your plan does not include API access", strings.Repeat("é", 100), ""}
+	for _, r := range set.rules {
+		if r.msg == nil {
+			continue
+		}
+		for _, b := range r.msg.branches {
+			for _, n := range b.needles[:min(2, len(b.needles))] {
+				msgs = append(msgs, mutateCase(rng, "error: "+strings.ToLower(n)+" (code 7)"))
+			}
+		}
+	}
+	for i, r := range set.rules {
+		if r.msg == nil {
+			continue
+		}
+		re := regexp.MustCompile(r.MessageMatches)
+		for _, m := range msgs {
+			a := newActivation(&classify.Input{Error: classify.RawError{Message: m}})
+			if got, want := a.messageMatches(set, int32(i)), re.MatchString(m); got != want {
+				t.Errorf("%s on %q: native %v, pattern %v", r.Name, m, got, want)
+			}
+		}
+	}
+}
+
+func mutateCase(rng *rand.Rand, s string) string {
+	b := []rune(s)
+	for i, r := range b {
+		if rng.IntN(2) == 0 {
+			b[i] = []rune(strings.ToUpper(string(r)))[0]
+		}
+	}
+	return string(b)
+}
+
+// For a pattern that is a set of phrases, the needle search decides alone:
+// it must agree with the regular expression both ways.
+func TestLiteralSetsDecideExactly(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 5))
+	patterns := []string{`(?i)(not available (on|in) your plan|upgrade (your )?plan)`, `(?i)STRASSE|ſtrasse|Kelvin`}
+	for _, r := range packs().set.rules {
+		if r.MessageMatches != "" {
+			patterns = append(patterns, r.MessageMatches)
+		}
+	}
+	decided := 0
+	for _, p := range patterns {
+		set := literalSet(p)
+		if set == nil {
+			continue
+		}
+		decided++
+		re := regexp.MustCompile(p)
+		msgs := []string{"nothing to see here", "", strings.Repeat("x", 50)}
+		for _, n := range set {
+			msgs = append(msgs, "a "+n+" b", n[:len(n)-1], mutateCase(rng, n))
+		}
+		for _, m := range msgs {
+			if got, want := hasAny(foldMessage(m), set), re.MatchString(m); got != want {
+				t.Errorf("%q on %q: the phrases say %v, the pattern %v", p, m, got, want)
+			}
+		}
+	}
+	if decided == 0 {
+		t.Fatal("no pattern is a set of phrases")
+	}
+}
