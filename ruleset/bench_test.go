@@ -246,3 +246,41 @@ func liveBytesPerRule(tb testing.TB, rules []ruleset.Rule) uint64 {
 	}
 	return (after.HeapAlloc - before.HeapAlloc) / uint64(len(rules))
 }
+
+// BenchmarkBaselineStages prices each stage of a tenant without rules on
+// a mix of common errors: the generic rules alone, with the text model
+// (the default engine), and the whole baseline with its packs.
+func BenchmarkBaselineStages(b *testing.B) {
+	now := time.Date(2025, 11, 30, 12, 0, 0, 0, time.UTC)
+	inputs := []*classify.Input{
+		{Tool: "send_email", Error: classify.RawError{Message: "upstream returned 503 Service Unavailable", HTTPStatus: i32(503), RetryAfter: "30"}},
+		{Tool: "read_file", Error: classify.RawError{Message: "ENOENT: no such file or directory, open '/srv/data/report.csv'", Type: "ENOENT"}},
+		{Tool: "query", Error: classify.RawError{Message: "could not serialize access due to concurrent update", Attributes: map[string]string{"db.response.status_code": "40001"}}},
+		{Tool: "create_issue", Error: classify.RawError{Message: "Bad credentials", HTTPStatus: i32(401), Details: map[string]any{"documentation_url": "https://docs.example.com/rest"}}},
+		{Tool: "fetch_url", Error: classify.RawError{Message: "read tcp 10.0.0.5:443: connection reset by peer", Type: "ECONNRESET"}},
+		{Tool: "charge_card", Error: classify.RawError{Message: "java.net.SocketTimeoutException: Read timed out", Type: "java.net.SocketTimeoutException"}},
+		{Tool: "list_repos", Error: classify.RawError{Message: "API rate limit exceeded", HTTPStatus: i32(429)}},
+		{Tool: "run", Error: classify.RawError{Message: "cp: невозможно создать обычный файл '/etc/app.conf': Отказано в доступе"}},
+	}
+	var none *ruleset.Set
+	rulesOnly := classify.NewEngine(nil, 0)
+	stages := []struct {
+		name string
+		fn   func(in *classify.Input)
+	}{
+		{"generic-rules", func(in *classify.Input) { rulesOnly.Classify(in, now) }},
+		{"with-model", func(in *classify.Input) { classify.DefaultEngine().Classify(in, now) }},
+		{"with-packs", func(in *classify.Input) { none.Classify(in, now) }},
+	}
+	none.Classify(inputs[0], now) // compile the packs outside the timing
+	for _, st := range stages {
+		b.Run(st.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				st.fn(inputs[i%len(inputs)])
+				i++
+			}
+		})
+	}
+}

@@ -236,6 +236,11 @@ func compileRule(e *cel.Env, i int, r Rule, limit uint64) (*compiled, []*RuleErr
 	problems = append(problems, c.compileOutcome(i)...)
 
 	for k := range c.parts {
+		if k == c.msgPart {
+			// Evaluated natively (needles.go), never by CEL: a compiled
+			// copy would only cost memory, which every GC cycle scans.
+			continue
+		}
 		p := &c.parts[k]
 		ast, iss := e.Compile(p.src)
 		if iss != nil && iss.Err() != nil {

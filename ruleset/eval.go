@@ -147,6 +147,12 @@ func (c *compiled) match(a *activation, viaIndex bool) (bool, *part, error) {
 			continue
 		}
 		p := &c.parts[k]
+		if k == c.msgPart {
+			if !c.msg.matchString(a.err.Message) {
+				return false, p, nil
+			}
+			continue
+		}
 		v, _, err := p.prog.Eval(a)
 		if err != nil {
 			return false, p, err

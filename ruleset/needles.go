@@ -378,6 +378,23 @@ func newMessageMatcher(pattern string) (*messageMatcher, error) {
 	return m, nil
 }
 
+// matchString is the matcher on its own, without a needle index: for
+// Explain, which evaluates every rule.
+func (m *messageMatcher) matchString(msg string) bool {
+	folded := foldMessage(msg)
+	for i := range m.branches {
+		b := &m.branches[i]
+		switch {
+		case b.needles != nil && !hasAny(folded, b.needles):
+		case b.literal:
+			return true
+		case b.re.MatchString(msg):
+			return true
+		}
+	}
+	return false
+}
+
 // needleIndex finds, in one pass over a folded message, which branches'
 // needles occur in it. Needles are filed under a hash of their first three
 // bytes; the message is hashed at every position and the needles filed

@@ -79,6 +79,9 @@ func TestNeedlesAreSound(t *testing.T) {
 			if got, want := a.messageMatches(set, int32(i)), re.MatchString(m); got != want {
 				t.Errorf("%s on %q: native %v, pattern %v", r.Name, m, got, want)
 			}
+			if got, want := r.msg.matchString(m), re.MatchString(m); got != want {
+				t.Errorf("%s on %q: matchString %v, pattern %v", r.Name, m, got, want)
+			}
 		}
 	}
 }
