@@ -28,10 +28,20 @@ func Explain(in *Input, now time.Time) (Outcome, []RuleResult) {
 	return DefaultEngine().Explain(in, now)
 }
 
-// trustedRules is the number of leading generic rules that decide
-// without consulting the text model: explicit vendor shapes, where the
-// error says in a field of its own what happened.
-var trustedRules = ruleIndex("baseline/vendor-code")
+// trustedRules are the generic rules that decide without consulting the
+// text model: explicit vendor shapes, where the error says in a field of
+// its own what happened, and the rules that leave-system-out
+// cross-validation finds right nearly always (docs/classification.md).
+var trustedRules = func() []bool {
+	t := make([]bool, len(baselineRules)+1)
+	for i := range ruleIndex("baseline/vendor-code") {
+		t[i] = true
+	}
+	for _, id := range []string{"baseline/db-error-code", "baseline/exception-type"} {
+		t[ruleIndex(id)] = true
+	}
+	return t
+}()
 
 // weakRules are the generic rules that read one weak signal: a status
 // code alone, a phrase, an exception type. The text model overrules them
@@ -56,7 +66,7 @@ func (e *Engine) Classify(in *Input, now time.Time) Outcome {
 	}
 	s := newSignals(in, now)
 	ri, k := firstRule(s)
-	if ri < e.trusted {
+	if e.trusted[ri] {
 		return finish(s, k, baselineRules[ri].id, now)
 	}
 	if g, mk, ok := e.guess(s, ri, k); ok {

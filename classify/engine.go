@@ -18,11 +18,12 @@ const ModelRuleID = "baseline/text-model"
 // default is.
 const DefaultModelThreshold = 0.4
 
-// MinModelWords is the number of words of text (message, type and body)
-// under which the model's guess is not used: on an empty or opaque error
+// MinModelWords is the amount of text (letters of the words of the
+// message, type and body that have two letters or more and no digits; a
+// CJK character counts two) under which the model's guess is not used: on an empty or opaque error
 // it would only repeat its priors, and the documented default says more
 // honestly that nothing is known.
-const MinModelWords = 3
+const MinModelWords = 5
 
 // The probabilities with which the model overrules a generic rule that
 // matched (docs/classification.md, "The text model"): the class of any
@@ -33,7 +34,7 @@ const MinModelWords = 3
 const (
 	DefaultModelOverride     = 0.8
 	DefaultModelWeakOverride = 0.7
-	DefaultModelCodeOverride = 0.5
+	DefaultModelCodeOverride = 0.7
 )
 
 // Engine is the baseline: the ordered generic rules, with a text model for
@@ -42,9 +43,9 @@ const (
 type Engine struct {
 	model     *textmodel.Model
 	threshold float32
-	// trusted is the number of leading generic rules that decide
-	// without the model.
-	trusted int
+	// trusted marks the generic rules that decide without the model
+	// (indexed by rule position; the last entry, for no rule, is false).
+	trusted []bool
 	// override is the class probability with which the model overrules
 	// a generic rule that reads the error otherwise.
 	override float32
@@ -113,8 +114,8 @@ type ModelGuess struct {
 	Probability float32
 	// CodeProbability is the model's probability for Code alone.
 	CodeProbability float32
-	// Words is how many words of text the guess rests on; under
-	// MinModelWords the guess never decides.
+	// Words is how much text the guess rests on (letters, as
+	// MinModelWords counts them); under MinModelWords it never decides.
 	Words int
 	// Confident reports whether Probability reaches the engine's
 	// threshold, so that the guess may decide.

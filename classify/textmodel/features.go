@@ -74,8 +74,9 @@ type features struct {
 	// weighted 1, not by the text's norm, so that a long message does not
 	// drown them.
 	hints int
-	// words counts the words of text read (not codes, keys or hints):
-	// the evidence a prediction rests on.
+	// words counts the letters of the words of text read (not codes,
+	// keys or hints) that have two letters or more and no digits, a CJK
+	// character counting two: the evidence a prediction rests on.
 	words int
 }
 
@@ -247,8 +248,8 @@ func (t *tokenizer) endWord() {
 		}
 	}
 	t.f.add(wh)
-	if t.ns == 0 && t.letters > 0 {
-		t.f.words++
+	if t.ns == 0 && t.letters >= 2 && t.digits == 0 {
+		t.f.words += t.letters
 	}
 	if t.prevWord != 0 {
 		t.f.add(mix(mix(seedBigram^t.ns, t.prevWord), wh))
@@ -279,7 +280,7 @@ func (t *tokenizer) cjkRune(r rune) {
 	t.cjk[0], t.cjk[1], t.cjk[2] = t.cjk[1], t.cjk[2], r
 	t.cjkN++
 	if t.ns == 0 {
-		t.f.words++
+		t.f.words += 2
 	}
 	t.f.add(mix(seedCJK1, uint64(r)))
 	if t.cjkN >= 2 {

@@ -50,9 +50,10 @@ func (m *Model) Predict(in *Input, p *[MaxLabels]float32) int {
 	return n
 }
 
-// PredictWords is Predict that also returns how many words of text the
-// prediction rests on (CJK characters count as words), so that a caller
-// can refuse a guess made on next to nothing.
+// PredictWords is Predict that also returns how much text the prediction
+// rests on: the letters of its words of two letters or more without
+// digits (a CJK character counts two), so that a caller can refuse a
+// guess made on next to nothing.
 func (m *Model) PredictWords(in *Input, p *[MaxLabels]float32) (n, words int) {
 	var f features
 	extract(in, &f)

@@ -270,6 +270,12 @@ func Report(w io.Writer, title string, vs []Verdict) {
 			return "structured"
 		}},
 		{"decided by", func(v Verdict) string { return Signal(v.Outcome.RuleID) }},
+		{"rule", func(v Verdict) string {
+			if strings.HasPrefix(v.Outcome.RuleID, "baseline/") {
+				return v.Outcome.RuleID
+			}
+			return "pack rules"
+		}},
 	}
 	for _, g := range groups {
 		by := map[string]*Totals{}
