@@ -7,7 +7,7 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_buf_validate_validate } from "../../buf/validate/validate_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { RawError, ToolAnnotations, ToolFailure } from "./types_pb.js";
+import type { Class, RawError, ToolAnnotations, ToolFailure } from "./types_pb.js";
 import { file_toolfailure_v1_types } from "./types_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file toolfailure/v1/classifier_service.proto.
  */
 export const file_toolfailure_v1_classifier_service: GenFile = /*@__PURE__*/
-  fileDesc("Cid0b29sZmFpbHVyZS92MS9jbGFzc2lmaWVyX3NlcnZpY2UucHJvdG8SDnRvb2xmYWlsdXJlLnYxItkCCg9DbGFzc2lmeVJlcXVlc3QSGAoEdG9vbBgBIAEoCUIKukgHcgUQASiAAhIYCgZzZXJ2ZXIYAiABKAlCCLpIBXIDKIACEi8KBWVycm9yGAMgASgLMhgudG9vbGZhaWx1cmUudjEuUmF3RXJyb3JCBrpIA8gBARI5ChB0b29sX2Fubm90YXRpb25zGAQgASgLMh8udG9vbGZhaWx1cmUudjEuVG9vbEFubm90YXRpb25zEiEKD2lkZW1wb3RlbmN5X2tleRgFIAEoCUIIukgFcgMogAISUgoLdHJhY2VwYXJlbnQYBiABKAlCPbpIOnI4MjZeKFswLTlhLWZdezJ9LVswLTlhLWZdezMyfS1bMC05YS1mXXsxNn0tWzAtOWEtZl17Mn0pPyQSLwoLb2NjdXJyZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIn0KEENsYXNzaWZ5UmVzcG9uc2USMQoMdG9vbF9mYWlsdXJlGAEgASgLMhsudG9vbGZhaWx1cmUudjEuVG9vbEZhaWx1cmUSJQoEbWV0YRgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSDwoHcnVsZV9pZBgDIAEoCSLYAgoORXhwbGFpblJlcXVlc3QSGAoEdG9vbBgBIAEoCUIKukgHcgUQASiAAhIYCgZzZXJ2ZXIYAiABKAlCCLpIBXIDKIACEi8KBWVycm9yGAMgASgLMhgudG9vbGZhaWx1cmUudjEuUmF3RXJyb3JCBrpIA8gBARI5ChB0b29sX2Fubm90YXRpb25zGAQgASgLMh8udG9vbGZhaWx1cmUudjEuVG9vbEFubm90YXRpb25zEiEKD2lkZW1wb3RlbmN5X2tleRgFIAEoCUIIukgFcgMogAISUgoLdHJhY2VwYXJlbnQYBiABKAlCPbpIOnI4MjZeKFswLTlhLWZdezJ9LVswLTlhLWZdezMyfS1bMC05YS1mXXsxNn0tWzAtOWEtZl17Mn0pPyQSLwoLb2NjdXJyZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIpoBCg9FeHBsYWluUmVzcG9uc2USMQoMdG9vbF9mYWlsdXJlGAEgASgLMhsudG9vbGZhaWx1cmUudjEuVG9vbEZhaWx1cmUSDwoHcnVsZV9pZBgCIAEoCRIzCgtldmFsdWF0aW9ucxgDIAMoCzIeLnRvb2xmYWlsdXJlLnYxLlJ1bGVFdmFsdWF0aW9uEg4KBnJlYXNvbhgEIAEoCSKOAQoOUnVsZUV2YWx1YXRpb24SDwoHcnVsZV9pZBgBIAEoCRIOCgZzb3VyY2UYAiABKAkSDAoEbW9kZRgDIAEoCRIPCgdtYXRjaGVkGAQgASgIEiwKB291dGNvbWUYBSABKAsyGy50b29sZmFpbHVyZS52MS5Ub29sRmFpbHVyZRIOCgZkZXRhaWwYBiABKAkytQEKEUNsYXNzaWZpZXJTZXJ2aWNlEk8KCENsYXNzaWZ5Eh8udG9vbGZhaWx1cmUudjEuQ2xhc3NpZnlSZXF1ZXN0GiAudG9vbGZhaWx1cmUudjEuQ2xhc3NpZnlSZXNwb25zZSIAEk8KB0V4cGxhaW4SHi50b29sZmFpbHVyZS52MS5FeHBsYWluUmVxdWVzdBofLnRvb2xmYWlsdXJlLnYxLkV4cGxhaW5SZXNwb25zZSIDkAIBQj5aPGdpdGh1Yi5jb20vb21jcC90b29sZmFpbHVyZS9nZW4vdG9vbGZhaWx1cmUvdjE7dG9vbGZhaWx1cmV2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_struct, file_google_protobuf_timestamp, file_toolfailure_v1_types]);
+  fileDesc("Cid0b29sZmFpbHVyZS92MS9jbGFzc2lmaWVyX3NlcnZpY2UucHJvdG8SDnRvb2xmYWlsdXJlLnYxItkCCg9DbGFzc2lmeVJlcXVlc3QSGAoEdG9vbBgBIAEoCUIKukgHcgUQASiAAhIYCgZzZXJ2ZXIYAiABKAlCCLpIBXIDKIACEi8KBWVycm9yGAMgASgLMhgudG9vbGZhaWx1cmUudjEuUmF3RXJyb3JCBrpIA8gBARI5ChB0b29sX2Fubm90YXRpb25zGAQgASgLMh8udG9vbGZhaWx1cmUudjEuVG9vbEFubm90YXRpb25zEiEKD2lkZW1wb3RlbmN5X2tleRgFIAEoCUIIukgFcgMogAISUgoLdHJhY2VwYXJlbnQYBiABKAlCPbpIOnI4MjZeKFswLTlhLWZdezJ9LVswLTlhLWZdezMyfS1bMC05YS1mXXsxNn0tWzAtOWEtZl17Mn0pPyQSLwoLb2NjdXJyZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIn0KEENsYXNzaWZ5UmVzcG9uc2USMQoMdG9vbF9mYWlsdXJlGAEgASgLMhsudG9vbGZhaWx1cmUudjEuVG9vbEZhaWx1cmUSJQoEbWV0YRgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSDwoHcnVsZV9pZBgDIAEoCSLYAgoORXhwbGFpblJlcXVlc3QSGAoEdG9vbBgBIAEoCUIKukgHcgUQASiAAhIYCgZzZXJ2ZXIYAiABKAlCCLpIBXIDKIACEi8KBWVycm9yGAMgASgLMhgudG9vbGZhaWx1cmUudjEuUmF3RXJyb3JCBrpIA8gBARI5ChB0b29sX2Fubm90YXRpb25zGAQgASgLMh8udG9vbGZhaWx1cmUudjEuVG9vbEFubm90YXRpb25zEiEKD2lkZW1wb3RlbmN5X2tleRgFIAEoCUIIukgFcgMogAISUgoLdHJhY2VwYXJlbnQYBiABKAlCPbpIOnI4MjZeKFswLTlhLWZdezJ9LVswLTlhLWZdezMyfS1bMC05YS1mXXsxNn0tWzAtOWEtZl17Mn0pPyQSLwoLb2NjdXJyZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIt8BCg9FeHBsYWluUmVzcG9uc2USMQoMdG9vbF9mYWlsdXJlGAEgASgLMhsudG9vbGZhaWx1cmUudjEuVG9vbEZhaWx1cmUSDwoHcnVsZV9pZBgCIAEoCRIzCgtldmFsdWF0aW9ucxgDIAMoCzIeLnRvb2xmYWlsdXJlLnYxLlJ1bGVFdmFsdWF0aW9uEg4KBnJlYXNvbhgEIAEoCRISCgpkZWNpZGVkX2J5GAUgASgJEi8KC21vZGVsX2d1ZXNzGAYgASgLMhoudG9vbGZhaWx1cmUudjEuTW9kZWxHdWVzcyJoCgpNb2RlbEd1ZXNzEiQKBWNsYXNzGAEgASgOMhUudG9vbGZhaWx1cmUudjEuQ2xhc3MSDAoEY29kZRgCIAEoCRITCgtwcm9iYWJpbGl0eRgDIAEoAhIRCgljb25maWRlbnQYBCABKAgijgEKDlJ1bGVFdmFsdWF0aW9uEg8KB3J1bGVfaWQYASABKAkSDgoGc291cmNlGAIgASgJEgwKBG1vZGUYAyABKAkSDwoHbWF0Y2hlZBgEIAEoCBIsCgdvdXRjb21lGAUgASgLMhsudG9vbGZhaWx1cmUudjEuVG9vbEZhaWx1cmUSDgoGZGV0YWlsGAYgASgJMrUBChFDbGFzc2lmaWVyU2VydmljZRJPCghDbGFzc2lmeRIfLnRvb2xmYWlsdXJlLnYxLkNsYXNzaWZ5UmVxdWVzdBogLnRvb2xmYWlsdXJlLnYxLkNsYXNzaWZ5UmVzcG9uc2UiABJPCgdFeHBsYWluEh4udG9vbGZhaWx1cmUudjEuRXhwbGFpblJlcXVlc3QaHy50b29sZmFpbHVyZS52MS5FeHBsYWluUmVzcG9uc2UiA5ACAUI+WjxnaXRodWIuY29tL29tY3AvdG9vbGZhaWx1cmUvZ2VuL3Rvb2xmYWlsdXJlL3YxO3Rvb2xmYWlsdXJldjFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_struct, file_google_protobuf_timestamp, file_toolfailure_v1_types]);
 
 /**
  * ClassifyRequest carries one failed tool call. The tenant comes from the API
@@ -195,6 +195,24 @@ export type ExplainResponse = Message<"toolfailure.v1.ExplainResponse"> & {
    * @generated from field: string reason = 4;
    */
   reason: string;
+
+  /**
+   * Which kind of signal decided: "tenant" (a tenant rule), "pack" (a
+   * baseline pack rule), "structure" (a generic baseline rule: status
+   * codes, vendor shapes, SQLSTATE, errno, phrases), "model" (the text
+   * model) or "default" (nothing recognised the error).
+   *
+   * @generated from field: string decided_by = 5;
+   */
+  decidedBy: string;
+
+  /**
+   * The text model's reading of the error, whether or not it decided;
+   * absent when the generic baseline was not reached.
+   *
+   * @generated from field: toolfailure.v1.ModelGuess model_guess = 6;
+   */
+  modelGuess?: ModelGuess | undefined;
 };
 
 /**
@@ -203,6 +221,46 @@ export type ExplainResponse = Message<"toolfailure.v1.ExplainResponse"> & {
  */
 export const ExplainResponseSchema: GenMessage<ExplainResponse> = /*@__PURE__*/
   messageDesc(file_toolfailure_v1_classifier_service, 3);
+
+/**
+ * ModelGuess is what the baseline's text model made of an error.
+ *
+ * @generated from message toolfailure.v1.ModelGuess
+ */
+export type ModelGuess = Message<"toolfailure.v1.ModelGuess"> & {
+  /**
+   * @generated from field: toolfailure.v1.Class class = 1;
+   */
+  class: Class;
+
+  /**
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * The model's probability for the class, calibrated on systems it was
+   * not trained on.
+   *
+   * @generated from field: float probability = 3;
+   */
+  probability: number;
+
+  /**
+   * Whether the guess was strong enough to decide (the probability reaches
+   * the threshold and the error has enough words).
+   *
+   * @generated from field: bool confident = 4;
+   */
+  confident: boolean;
+};
+
+/**
+ * Describes the message toolfailure.v1.ModelGuess.
+ * Use `create(ModelGuessSchema)` to create a new message.
+ */
+export const ModelGuessSchema: GenMessage<ModelGuess> = /*@__PURE__*/
+  messageDesc(file_toolfailure_v1_classifier_service, 4);
 
 /**
  * RuleEvaluation says what one rule did with the request.
@@ -254,7 +312,7 @@ export type RuleEvaluation = Message<"toolfailure.v1.RuleEvaluation"> & {
  * Use `create(RuleEvaluationSchema)` to create a new message.
  */
 export const RuleEvaluationSchema: GenMessage<RuleEvaluation> = /*@__PURE__*/
-  messageDesc(file_toolfailure_v1_classifier_service, 4);
+  messageDesc(file_toolfailure_v1_classifier_service, 5);
 
 /**
  * ClassifierService turns a raw tool error into the proposal's toolFailure
