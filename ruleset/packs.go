@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/omcp/toolfailure/classify"
 )
 
 // The baseline packs: what the service knows about particular families of
@@ -109,4 +111,16 @@ func overriddenPacks(rules []*compiled) []bool {
 		}
 	}
 	return skip
+}
+
+// LoadBaseline compiles the embedded baseline packs and loads the text
+// model, so that the first classification does not pay for them (under a
+// loaded machine that can exceed a caller's budget), and reports a pack
+// that does not compile, which would otherwise panic on first use.
+func LoadBaseline() error {
+	if _, err := loadPacks(); err != nil {
+		return err
+	}
+	classify.DefaultEngine()
+	return nil
 }

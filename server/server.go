@@ -18,6 +18,7 @@ import (
 	"connectrpc.com/grpcreflect/v2"
 
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
+	"github.com/omcp/toolfailure/ruleset"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/telemetry"
 )
@@ -88,6 +89,9 @@ type Config struct {
 func New(cfg Config) (http.Handler, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("server: Config.Store is required")
+	}
+	if err := ruleset.LoadBaseline(); err != nil {
+		return nil, fmt.Errorf("server: baseline: %w", err)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
