@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/omcp/toolfailure/classify"
+	"github.com/omcp/toolfailure/internal/corpus"
 )
 
 func FuzzBaseline(f *testing.F) {
@@ -42,7 +43,9 @@ func FuzzBaseline(f *testing.F) {
 		if !o.RetryNotBefore.IsZero() && (o.RetryNotBefore.Before(now) || o.RetryNotBefore.Sub(now) > classify.MaxRetryDelay) {
 			t.Fatalf("RetryNotBefore %v outside [now, now+max]", o.RetryNotBefore)
 		}
-		checkSEP(t, "fuzz", o.Meta("tf_01JX0000000000000000000000"))
+		if bad := corpus.CheckSEP(o.Meta("tf_01JX0000000000000000000000")); len(bad) > 0 {
+			t.Errorf("the outcome breaks the proposal: %v", bad)
+		}
 		if again := classify.Baseline(in, now); again != o {
 			t.Fatalf("not deterministic: %+v then %+v", o, again)
 		}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/omcp/toolfailure/classify"
-	"github.com/omcp/toolfailure/classify/textmodel"
 	"github.com/omcp/toolfailure/ruleset"
 )
 
@@ -147,22 +146,7 @@ func Score(e *classify.Engine, cases []Case) []Verdict {
 // temperature is fitted on the held-out logits of the other folds, so the
 // fold's own cases do not calibrate the model that scores them.
 func LeaveSystemOut(cases []Case, threshold float32) ([]Verdict, error) {
-	models := make([]*textmodel.Model, Folds)
-	logits := make([][]float64, len(cases))
-	labels := make([]int, len(cases))
-	err := eachFold(cases, func(train, test []int) error {
-		m, err := trainOn(cases, train)
-		if err != nil {
-			return err
-		}
-		models[foldOf(cases[test[0]].System)] = m
-		for _, i := range test {
-			mi := classify.ModelInput(cases[i].Input())
-			logits[i] = m.Logits(&mi)
-			labels[i], _ = labelIndex(cases[i].Label())
-		}
-		return nil
-	})
+	models, logits, labels, err := foldModels(cases)
 	if err != nil {
 		return nil, err
 	}

@@ -65,6 +65,15 @@ func Train(cases []Case) (*textmodel.Model, error) {
 // heldOutLogits trains one model per fold and returns, for every case, the
 // logits of the model that did not see its system.
 func heldOutLogits(cases []Case) ([][]float64, []int, error) {
+	_, logits, labels, err := foldModels(cases)
+	return logits, labels, err
+}
+
+// foldModels trains one model per fold on the other folds' cases, and
+// returns them (by fold; nil for an empty fold) with every case's logits
+// under the model that did not see its system.
+func foldModels(cases []Case) ([]*textmodel.Model, [][]float64, []int, error) {
+	models := make([]*textmodel.Model, Folds)
 	logits := make([][]float64, len(cases))
 	labels := make([]int, len(cases))
 	err := eachFold(cases, func(train, test []int) error {
@@ -72,6 +81,7 @@ func heldOutLogits(cases []Case) ([][]float64, []int, error) {
 		if err != nil {
 			return err
 		}
+		models[foldOf(cases[test[0]].System)] = m
 		for _, i := range test {
 			mi := classify.ModelInput(cases[i].Input())
 			logits[i] = m.Logits(&mi)
@@ -79,7 +89,7 @@ func heldOutLogits(cases []Case) ([][]float64, []int, error) {
 		}
 		return nil
 	})
-	return logits, labels, err
+	return models, logits, labels, err
 }
 
 func trainOn(cases []Case, idx []int) (*textmodel.Model, error) {
