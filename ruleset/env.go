@@ -209,11 +209,12 @@ type activation struct {
 	ann          *classify.Annotations
 	// seen marks the rules of set whose needles the message holds,
 	// filled on first use for that set (needles.go).
-	seenSet  *Set
-	seen     []uint64
-	seenBuf  [4]uint64
-	folded   string
-	foldDone bool
+	seenSet   *Set
+	seen      []uint64 // branches
+	seenRules []uint64 // rules
+	seenBuf   [8]uint64
+	folded    string
+	foldDone  bool
 }
 
 // scanned makes sure seen holds set s's needle hits for this message.
@@ -224,14 +225,15 @@ func (a *activation) scanned(s *Set) {
 	if !a.foldDone {
 		a.folded, a.foldDone = foldMessage(a.err.Message), true
 	}
-	n := (s.needles.branches + 63) / 64
-	if n <= len(a.seenBuf) {
-		a.seenBuf = [4]uint64{}
-		a.seen = a.seenBuf[:n]
+	nb, nr := (s.needles.branches+63)/64, (len(s.rules)+63)/64
+	if nb+nr <= len(a.seenBuf) {
+		a.seenBuf = [8]uint64{}
+		a.seen, a.seenRules = a.seenBuf[:nb], a.seenBuf[nb:nb+nr]
 	} else {
-		a.seen = make([]uint64, n)
+		buf := make([]uint64, nb+nr)
+		a.seen, a.seenRules = buf[:nb], buf[nb:]
 	}
-	s.needles.scan(a.folded, a.seen)
+	s.needles.scan(a.folded, a.seen, a.seenRules)
 	a.seenSet = s
 }
 
@@ -245,6 +247,9 @@ func (a *activation) messageMatches(s *Set, i int32) bool {
 		return true
 	}
 	a.scanned(s)
+	if !c.msg.open && a.seenRules[i>>6]&(1<<(i&63)) == 0 {
+		return false // no branch's needle is in the message
+	}
 	base := s.needles.base[i]
 	for j := range c.msg.branches {
 		b := &c.msg.branches[j]

@@ -341,6 +341,9 @@ func hasAny(folded string, needles []string) bool {
 // while each branch alone is small and fast.
 type messageMatcher struct {
 	branches []branch
+	// open reports whether some branch has no needles and so runs on
+	// every message.
+	open bool
 }
 
 type branch struct {
@@ -373,7 +376,9 @@ func newMessageMatcher(pattern string) (*messageMatcher, error) {
 		if err != nil {
 			return nil, err
 		}
-		m.branches = append(m.branches, branch{needles: needlesOf(src), re: re})
+		n := needlesOf(src)
+		m.open = m.open || n == nil
+		m.branches = append(m.branches, branch{needles: n, re: re})
 	}
 	return m, nil
 }
@@ -400,9 +405,15 @@ func (m *messageMatcher) matchString(msg string) bool {
 // bytes; the message is hashed at every position and the needles filed
 // there are compared in place. A pack holds thousands of needles.
 type needleIndex struct {
+	// Needles of four bytes or more are filed under a hash of their first
+	// four, which keeps chains short (many phrases share three); the
+	// others under their three.
 	buckets  [1 << needleHashBits]uint32 // hash → 1 + index into chains, 0 for none
+	short    [1 << needleHashBits]uint32 // the same for three-byte needles
+	hasShort bool
 	chains   []needleChain
 	base     []int32 // rule position → id of its first branch
+	ruleOf   []int32 // branch id → rule position
 	branches int
 }
 
@@ -419,6 +430,10 @@ func needleHash(a, b, c byte) uint32 {
 	return (uint32(a)*0x9e3779b1 ^ uint32(b)*0x85ebca77 ^ uint32(c)*0xc2b2ae3d) >> (32 - needleHashBits)
 }
 
+func needleHash4(a, b, c, d byte) uint32 {
+	return (uint32(a)*0x9e3779b1 ^ uint32(b)*0x85ebca77 ^ uint32(c)*0xc2b2ae3d ^ uint32(d)*0x27d4eb2f) >> (32 - needleHashBits)
+}
+
 func buildNeedleIndex(rules []*compiled) *needleIndex {
 	ix := &needleIndex{base: make([]int32, len(rules))}
 	byNeedle := map[string][]int32{}
@@ -430,6 +445,7 @@ func buildNeedleIndex(rules []*compiled) *needleIndex {
 		}
 		for j, b := range r.msg.branches {
 			id := int32(ix.branches + j)
+			ix.ruleOf = append(ix.ruleOf, int32(i))
 			for _, n := range b.needles {
 				if _, seen := byNeedle[n]; !seen {
 					order = append(order, n)
@@ -442,33 +458,55 @@ func buildNeedleIndex(rules []*compiled) *needleIndex {
 		ix.branches += len(r.msg.branches)
 	}
 	for _, n := range order {
-		h := needleHash(n[0], n[1], n[2])
-		if ix.buckets[h] == 0 {
-			ix.chains = append(ix.chains, needleChain{})
-			ix.buckets[h] = uint32(len(ix.chains))
+		table := &ix.buckets
+		var h uint32
+		if len(n) >= 4 {
+			h = needleHash4(n[0], n[1], n[2], n[3])
+		} else {
+			table, ix.hasShort = &ix.short, true
+			h = needleHash(n[0], n[1], n[2])
 		}
-		ch := &ix.chains[ix.buckets[h]-1]
+		if table[h] == 0 {
+			ix.chains = append(ix.chains, needleChain{})
+			table[h] = uint32(len(ix.chains))
+		}
+		ch := &ix.chains[table[h]-1]
 		ch.needles = append(ch.needles, n)
 		ch.branches = append(ch.branches, byNeedle[n])
 	}
 	return ix
 }
 
-// scan marks in seen (one bit per branch) the branches with a needle in m.
-func (ix *needleIndex) scan(m string, seen []uint64) {
+// scan marks in seen (one bit per branch) the branches with a needle in m,
+// and in rules (one bit per rule) their rules.
+func (ix *needleIndex) scan(m string, seen, rules []uint64) {
 	if len(ix.chains) == 0 {
 		return
 	}
 	for i := 0; i+minNeedleLen <= len(m); i++ {
-		b := ix.buckets[needleHash(m[i], m[i+1], m[i+2])]
-		if b == 0 {
-			continue
+		if ix.hasShort {
+			if b := ix.short[needleHash(m[i], m[i+1], m[i+2])]; b != 0 {
+				ix.match(m, i, b, seen, rules)
+			}
 		}
+		if i+4 <= len(m) {
+			if b := ix.buckets[needleHash4(m[i], m[i+1], m[i+2], m[i+3])]; b != 0 {
+				ix.match(m, i, b, seen, rules)
+			}
+		}
+	}
+}
+
+// match compares the needles of chain b with m at i.
+func (ix *needleIndex) match(m string, i int, b uint32, seen, rules []uint64) {
+	{
 		ch := &ix.chains[b-1]
 		for k, n := range ch.needles {
 			if len(m)-i >= len(n) && m[i:i+len(n)] == n {
 				for _, id := range ch.branches[k] {
 					seen[id>>6] |= 1 << (id & 63)
+					r := ix.ruleOf[id]
+					rules[r>>6] |= 1 << (r & 63)
 				}
 			}
 		}
