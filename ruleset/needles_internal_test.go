@@ -57,21 +57,19 @@ func TestNeedlesAreSound(t *testing.T) {
 	// whole pattern on messages that hold each rule's needles, and on
 	// others.
 	set := packs().set
-	msgs := []string{"Login failed for user 'app'", "SSL certificate problem: unable to get local issuer certificate",
+	common := []string{"Login failed for user 'app'", "SSL certificate problem: unable to get local issuer certificate",
 		"upstream returned 503 Service Unavailable", "Your plan does not include API access", strings.Repeat("é", 100), ""}
-	for _, r := range set.rules {
+	for i, r := range set.rules {
 		if r.msg == nil {
 			continue
 		}
+		// The common messages, and this rule's own needles in context (a
+		// rule is tested against messages that reach its branches).
+		msgs := append([]string(nil), common...)
 		for _, b := range r.msg.branches {
 			for _, n := range b.needles[:min(2, len(b.needles))] {
 				msgs = append(msgs, mutateCase(rng, "error: "+strings.ToLower(n)+" (code 7)"))
 			}
-		}
-	}
-	for i, r := range set.rules {
-		if r.msg == nil {
-			continue
 		}
 		re := regexp.MustCompile(r.MessageMatches)
 		for _, m := range msgs {
