@@ -530,3 +530,30 @@ func TestMemoryPerRule(t *testing.T) {
 		t.Fatalf("%d bytes per rule", perRule)
 	}
 }
+
+// A tenant rule with a pack rule's name replaces that rule: the pack's
+// reading no longer applies, even when the tenant's own condition does
+// not match, and Explain says so.
+func TestTenantRuleReplacesPackRule(t *testing.T) {
+	t.Parallel()
+	in := &classify.Input{Tool: "fetch", Error: classify.RawError{Message: "SSL certificate problem: unable to get local issuer certificate"}}
+	var none *ruleset.Set
+	if res := none.Classify(in, now); !res.Pack || res.RuleID != "tls.certificate-verification" {
+		t.Fatalf("without tenant rules: %s (pack %v), want the tls pack rule", res.RuleID, res.Pack)
+	}
+	set := compile(t, ruleset.Rule{Name: "tls.certificate-verification", Tool: "never_*", Then: gov("policy_blocked")})
+	res := set.Classify(in, now)
+	if res.RuleID == "tls.certificate-verification" {
+		t.Fatalf("the replaced pack rule still decided: %+v", res)
+	}
+	ex := set.Explain(in, now)
+	found := false
+	for _, ev := range ex.Evaluations {
+		if ev.Source == ruleset.SourcePack && ev.RuleID == "tls.certificate-verification" {
+			found = ev.Detail == "replaced by the tenant's rule of the same name" && !ev.Matched
+		}
+	}
+	if !found {
+		t.Errorf("Explain does not show the pack rule as replaced: %+v", ex.Evaluations)
+	}
+}
