@@ -23,7 +23,7 @@ type TrainOptions struct {
 
 // DefaultTrainOptions are the settings the committed model is trained
 // with.
-var DefaultTrainOptions = TrainOptions{Bits: 17, Epochs: 30, LearningRate: 0.5, L2: 1e-6, Seed: 1}
+var DefaultTrainOptions = TrainOptions{Bits: 15, Epochs: 30, LearningRate: 0.5, L2: 1e-6, Seed: 1}
 
 // Train fits a model to the examples. It is deterministic: the same
 // examples in the same order and the same options give the same bytes, on
