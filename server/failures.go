@@ -36,7 +36,10 @@ func (s *failureService) GetFailure(ctx context.Context, req *v1.GetFailureReque
 	id, err := correlation.Parse(strings.TrimSpace(req.GetCorrelationId()))
 	if err != nil {
 		msg := "invalid request: correlationId: not a correlation ID (tf_ followed by 27 characters)"
-		if errors.Is(err, correlation.ErrChecksum) {
+		switch {
+		case errors.Is(err, correlation.ErrCheckMissing):
+			msg = "invalid request: correlationId: the check character is missing (tf_ followed by 27 characters; this one has 26): copy the whole ID"
+		case errors.Is(err, correlation.ErrChecksum):
 			msg = "invalid request: correlationId: check character does not match; the ID was probably mistyped"
 		}
 		return nil, connect.NewError(connect.CodeInvalidArgument, msg)

@@ -74,8 +74,12 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request, p principal) {
 // which is a typo to fix, not an ID that does not exist.
 func (h *handler) badID(w http.ResponseWriter, r *http.Request, p principal, raw string, err error) {
 	heading := "Not a correlation ID"
-	msg := "Correlation IDs look like tf_01JDQ7Z5Q8R3M2V9X4K6N0T1BC7: tf_ followed by 27 letters and digits. Spaces, dashes, lower case and a missing tf_ are fine."
-	if errors.Is(err, correlation.ErrChecksum) {
+	msg := "Correlation IDs look like tf_01JDQ7Z5Q8R3M2V9X4K6N0T1BCV: tf_ followed by 27 letters and digits. Spaces, dashes, lower case and a missing tf_ are fine."
+	switch {
+	case errors.Is(err, correlation.ErrCheckMissing):
+		heading = "Check character missing"
+		msg = "This ID has 26 characters after tf_, one short: its last character (the check character) was probably lost when it was copied. Copy the whole ID again."
+	case errors.Is(err, correlation.ErrChecksum):
 		heading = "Check character does not match"
 		msg = "This ID has the right shape, but its last character (the check character) does not match the rest: one character was probably mistyped or two were swapped. Compare it with the original, character by character."
 	}
