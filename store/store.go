@@ -36,9 +36,15 @@ var ErrUnavailable = errors.New("store unavailable")
 // DefaultListLimit is the page size that ListFailures uses when ListQuery.Limit is zero or less.
 const DefaultListLimit = 100
 
+// MaxPageSize is the largest page the API hands out (ListFailures' pageSize).
+const MaxPageSize = 1000
+
 // MaxListLimit caps ListQuery.Limit, so that one request cannot make a backend materialise a whole
-// tenant's history. Callers that page must compare a page's length with the limit actually in effect.
-const MaxListLimit = 1000
+// tenant's history. It is one more than MaxPageSize: a caller that serves pages asks for one row
+// beyond the page to learn, in the same query, whether another page exists; a cap equal to the
+// largest page would swallow that row and end a full listing early without a word. Callers that
+// page must compare a page's length with the limit actually in effect.
+const MaxListLimit = MaxPageSize + 1
 
 // Class values: the closed set of the toolFailure proposal. Backends refuse any other value.
 const (
