@@ -280,10 +280,11 @@ func copyAside(path string, good int64) error {
 // InsertFailure stores f in the wrapped store when it answers within Options.WriteTimeout, and in
 // the journal otherwise. Either way the record is durable when it returns.
 func (s *Store) InsertFailure(ctx context.Context, f store.Failure) (store.Failure, bool, error) {
-	f = normalize(f)
-	if err := store.CheckFailure(f); err != nil {
+	prepared, err := store.Prepare(f)
+	if err != nil {
 		return store.Failure{}, false, fmt.Errorf("store failure %x: %w", f.ID, err)
 	}
+	f = prepared
 	// A key or ID that is still only in the journal is answered from there: the store cannot
 	// know it yet, and would make a second record.
 	if s.npending.Load() > 0 {
@@ -452,35 +453,3 @@ func (s *Store) Close() error {
 	return err
 }
 
-// normalize is what every backend does to a record before storing it (store/internal/canonical),
-// done here too because a journaled record is answered from the journal: times in UTC to the
-// microsecond, CreatedAt defaulting to now and OccurredAt to CreatedAt, IDs lowercase, JSON null
-// annotations and shadow lists absent.
-func normalize(f store.Failure) store.Failure {
-	us := func(t time.Time) time.Time {
-		if t.IsZero() {
-			return t
-		}
-		return t.Truncate(time.Microsecond).UTC()
-	}
-	f.CreatedAt = us(f.CreatedAt)
-	if f.CreatedAt.IsZero() {
-		f.CreatedAt = us(time.Now())
-	}
-	f.OccurredAt = us(f.OccurredAt)
-	if f.OccurredAt.IsZero() {
-		f.OccurredAt = f.CreatedAt
-	}
-	f.RetryNotBefore = us(f.RetryNotBefore)
-	f.TraceID = strings.ToLower(f.TraceID)
-	f.SpanID = strings.ToLower(f.SpanID)
-	absent := func(j []byte) []byte {
-		if t := bytes.TrimSpace(j); len(t) == 0 || string(t) == "null" {
-			return nil
-		}
-		return j
-	}
-	f.ToolAnnotations = absent(f.ToolAnnotations)
-	f.Shadow = absent(f.Shadow)
-	return f
-}

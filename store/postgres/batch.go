@@ -405,7 +405,7 @@ func (b *batcher) writeLeaders(ctx context.Context, w *writer, leaders []*pendin
 	inserted, err := w.execBatch(ctx, rows)
 	if err != nil {
 		if isRowError(err) {
-			// Something in one row broke a rule that CheckFailure does not know (text that
+			// Something in one row broke a rule that store.Prepare does not know (text that
 			// PostgreSQL will not store, say): nothing was written, so each row is tried on its
 			// own and only the culprit fails.
 			for _, p := range leaders {
