@@ -452,4 +452,3 @@ func (s *Store) Close() error {
 	})
 	return err
 }
-
