@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/omcp/toolfailure/internal/groupcommit"
 	"github.com/omcp/toolfailure/store"
 )
 
@@ -113,7 +114,7 @@ type Store struct {
 	nextSeq   uint64
 	bytes     int64 // all segments
 
-	appends chan *appendReq
+	appends *groupcommit.Queue[appendReq, appended]
 	kick    chan struct{}
 	quit    chan struct{}
 	wg      sync.WaitGroup
@@ -173,7 +174,6 @@ func Open(ctx context.Context, inner store.Store, opts Options) (*Store, error) 
 		byKey:   map[tenantKey]*entry{},
 		segs:    map[uint64]*segment{},
 		nextSeq: 1,
-		appends: make(chan *appendReq, 1024),
 		kick:    make(chan struct{}, 1),
 		quit:    make(chan struct{}),
 	}
@@ -185,8 +185,9 @@ func Open(ctx context.Context, inner store.Store, opts Options) (*Store, error) 
 		s.log.Warn("journal: records from an earlier run are waiting for the store; replaying them",
 			"pending", n, "bytes", s.bytes)
 	}
-	s.wg.Add(2)
-	go s.appendLoop()
+	s.appends = groupcommit.New(groupcommit.Config{MaxBatch: 256, Capacity: 1024},
+		func() groupcommit.Worker[appendReq, appended] { return appender{s} })
+	s.wg.Add(1)
 	go s.drainLoop()
 	s.wake()
 	return s, nil
@@ -441,6 +442,8 @@ func (s *Store) Close() error {
 	var err error
 	s.once.Do(func() {
 		close(s.quit)
+		// Records already queued were accepted: the appender writes them before it stops.
+		s.appends.Close()
 		s.wg.Wait()
 		s.mu.Lock()
 		if s.active != nil {
