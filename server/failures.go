@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/omcp/toolfailure/auth"
 	"github.com/omcp/toolfailure/correlation"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/store"
@@ -29,7 +30,7 @@ const (
 )
 
 func (s *failureService) GetFailure(ctx context.Context, req *v1.GetFailureRequest) (*v1.GetFailureResponse, error) {
-	p, ok := PrincipalFrom(ctx)
+	p, ok := auth.FromContext(ctx)
 	if !ok {
 		return nil, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
 	}
@@ -61,7 +62,7 @@ func (s *failureService) GetFailure(ctx context.Context, req *v1.GetFailureReque
 }
 
 func (s *failureService) ListFailures(ctx context.Context, req *v1.ListFailuresRequest) (*v1.ListFailuresResponse, error) {
-	p, ok := PrincipalFrom(ctx)
+	p, ok := auth.FromContext(ctx)
 	if !ok {
 		return nil, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
 	}

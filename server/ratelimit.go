@@ -14,6 +14,8 @@ import (
 	"connectrpc.com/connect/v2/connectproto"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/omcp/toolfailure/auth"
 )
 
 // RateLimit configures per-tenant rate limits: a token bucket per tenant, refilled at Rate tokens
@@ -159,7 +161,7 @@ func (l *RateLimiter) sweepLocked(now time.Time) {
 // Check is Allow as the API answers it: nil, or resource_exhausted carrying the delay twice, as a
 // google.rpc.RetryInfo error detail (which gRPC and Connect clients read) and in the message (for
 // people and for clients that read neither).
-func (l *RateLimiter) Check(p Principal) *connect.Error {
+func (l *RateLimiter) Check(p auth.Principal) *connect.Error {
 	ok, wait := l.Allow(p.TenantID, p.TenantName)
 	if ok {
 		return nil
@@ -179,7 +181,7 @@ func (l *RateLimiter) Check(p Principal) *connect.Error {
 func (l *RateLimiter) Interceptor() connect.ServerInterceptor {
 	return func(next connect.ServerFunc) connect.ServerFunc {
 		return func(ctx context.Context, spec connect.Spec, stream connect.ServerStream) error {
-			p, ok := PrincipalFrom(ctx)
+			p, ok := auth.FromContext(ctx)
 			if !ok {
 				return next(ctx, spec, stream)
 			}

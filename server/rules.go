@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/omcp/toolfailure/auth"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/ruleset"
 	"github.com/omcp/toolfailure/store"
@@ -40,10 +41,10 @@ type ruleService struct {
 	log   *slog.Logger
 }
 
-func (s *ruleService) principal(ctx context.Context) (Principal, error) {
-	p, ok := PrincipalFrom(ctx)
+func (s *ruleService) principal(ctx context.Context) (auth.Principal, error) {
+	p, ok := auth.FromContext(ctx)
 	if !ok {
-		return Principal{}, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
+		return auth.Principal{}, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
 	}
 	return p, nil
 }
@@ -207,7 +208,7 @@ func (s *ruleService) ReplaceRules(ctx context.Context, req *v1.ReplaceRulesRequ
 // checkOne compiles a single rule for CreateRule and UpdateRule, in the
 // context of the tenant's set only as far as its size goes: names are
 // unique by the store's key.
-func (s *ruleService) checkOne(ctx context.Context, p Principal, pr *v1.Rule, adding bool) (store.Rule, error) {
+func (s *ruleService) checkOne(ctx context.Context, p auth.Principal, pr *v1.Rule, adding bool) (store.Rule, error) {
 	r := ruleset.FromProto(pr)
 	if _, err := ruleset.Compile(0, []ruleset.Rule{r}); err != nil {
 		var invalid *ruleset.InvalidError
@@ -243,7 +244,7 @@ func versionConflict(current, expected int64) error {
 	return connect.NewError(connect.CodeAborted, msg)
 }
 
-func (s *ruleService) storeError(ctx context.Context, p Principal, op string, err error) error {
+func (s *ruleService) storeError(ctx context.Context, p auth.Principal, op string, err error) error {
 	if ctx.Err() != nil {
 		return connect.NewError(connect.CodeCanceled, op+": canceled").WithCause(err)
 	}
