@@ -19,6 +19,7 @@ import (
 
 	"github.com/omcp/toolfailure/auth"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
+	"github.com/omcp/toolfailure/rulecache"
 	"github.com/omcp/toolfailure/ruleset"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/telemetry"
@@ -80,7 +81,7 @@ type Config struct {
 	TraceURL *telemetry.TraceURLTemplate
 	// Rules caches each tenant's compiled rule set; nil makes one over
 	// Store. Run its Run method to follow changes made on other replicas.
-	Rules *RuleCache
+	Rules *rulecache.Cache
 	// RateLimit limits calls per tenant; the zero value limits nothing.
 	RateLimit RateLimit
 }
