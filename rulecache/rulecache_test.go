@@ -199,7 +199,7 @@ func TestPollingWithoutNotifications(t *testing.T) {
 		go func() { done <- c.Run(ctx) }()
 		defer cancel()
 		w.events <- store.RuleEvent{Kind: store.RuleWatchStarted}
-		synctest.Wait() // handled
+		synctest.Wait()  // handled
 		version(t, c, 1) // reloaded after the reconnection
 		time.Sleep(10 * rulecache.PollInterval)
 		checks := src.checks.Load()
