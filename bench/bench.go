@@ -61,6 +61,9 @@ type Config struct {
 	Lookups bool
 	// Out receives the report, Log the progress and the children's output on failure.
 	Out, Log io.Writer
+	// SeedProgress, if set, is called after each chunk of the seeding with the records added so
+	// far and the total (a terminal's progress bar).
+	SeedProgress func(done, total int)
 }
 
 // measurement is one target under one load in one round.

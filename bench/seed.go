@@ -48,7 +48,7 @@ var (
 
 // seed adds n records of tenant with COPY, spread over the 30 days before now in ID order, as a
 // service would have written them.
-func seed(ctx context.Context, conn *pgx.Conn, schema string, tenant store.Tenant, n int, logf func(string, ...any)) error {
+func seed(ctx context.Context, conn *pgx.Conn, schema string, tenant store.Tenant, n int, logf func(string, ...any), progress func(done, total int)) error {
 	cols := []string{"tenant_id", "id", "tool", "server", "class", "code", "retryable", "retry_not_before",
 		"agent_guidance", "rule_id", "error", "trace_id", "span_id", "created_at", "occurred_at"}
 	end := time.Now()
@@ -86,6 +86,9 @@ func seed(ctx context.Context, conn *pgx.Conn, schema string, tenant store.Tenan
 		}
 		done += size
 		logf("seeded %d of %d records (%.0f/s)", done, n, float64(done)/time.Since(began).Seconds())
+		if progress != nil {
+			progress(done, n)
+		}
 	}
 	if _, err := conn.Exec(ctx, "VACUUM ANALYZE "+pgx.Identifier{schema, "failures"}.Sanitize()); err != nil {
 		return fmt.Errorf("seed: vacuum: %w", err)
@@ -119,7 +122,7 @@ func uuidv7(at time.Time, rng *rand.Rand) [16]byte {
 func lookups(ctx context.Context, cfg Config, admin *pgx.Conn, schema, serviceURL string, tenant store.Tenant, key string, logf func(string, ...any)) (bool, error) {
 	if cfg.Seed > 0 {
 		logf("seeding %d records with COPY", cfg.Seed)
-		if err := seed(ctx, admin, schema, tenant, cfg.Seed, logf); err != nil {
+		if err := seed(ctx, admin, schema, tenant, cfg.Seed, logf, cfg.SeedProgress); err != nil {
 			return false, err
 		}
 	}
