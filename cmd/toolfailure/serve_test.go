@@ -26,12 +26,18 @@ import (
 // stderr so far.
 func startServe(t *testing.T, args ...string) (url, stdout, stderr string) {
 	t.Helper()
+	return startServeWith(t, defaultDeps(), args...)
+}
+
+// startServeWith is startServe with the commands' parts given.
+func startServeWith(t *testing.T, d deps, args ...string) (url, stdout, stderr string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	outR, outW := io.Pipe()
 	errR, errW := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), outW, errW)
+		done <- runWith(ctx, d, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), outW, errW)
 		_ = outW.Close()
 		_ = errW.Close()
 	}()
