@@ -166,6 +166,7 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"rules", "test", "-f", "x.yaml"}, 2, "at least one --case"},
 		{[]string{"retention"}, 2, "name a subcommand"},
 		{[]string{"retention", "set", "--tenant", "x"}, 2, "--days is required"},
+		{[]string{"retention", "set", "--tenant", "x", "--days", "-1"}, 2, "--days -1: must be from 0"},
 		{[]string{"bench", "zero-work"}, 2, "--key is required"},
 		{[]string{"bench", "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"conform"}, 2, "no files given"},
@@ -618,6 +619,27 @@ func TestProgress(t *testing.T) {
 	}
 }
 
+// TestEveryCommandHasHelp: every command that an operator sees has a
+// summary, and every one that runs has examples in its help.
+func TestEveryCommandHasHelp(t *testing.T) {
+	t.Parallel()
+	for _, path := range commandPaths(fullTree()) {
+		c, _, err := fullTree().Find(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Hidden || c.Name() == "help" || strings.HasPrefix(c.CommandPath(), "toolfailure completion") {
+			continue
+		}
+		if c.Short == "" {
+			t.Errorf("%s has no summary", c.CommandPath())
+		}
+		if c.Example == "" {
+			t.Errorf("%s --help has no examples", c.CommandPath())
+		}
+	}
+}
+
 // TestCompletion prints the completion scripts of the three shells.
 func TestCompletion(t *testing.T) {
 	t.Parallel()
@@ -626,5 +648,12 @@ func TestCompletion(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "toolfailure") || len(out) < 500 {
 			t.Errorf("completion %s: exit %d, %d bytes; %s", shell, code, len(out), errOut)
 		}
+	}
+	// What the scripts ask the binary: subcommands, and the values of --class.
+	if _, out, _ := runCmd(t, "__complete", "rules", ""); !strings.Contains(out, "apply") || !strings.Contains(out, "export") || !strings.Contains(out, "test") {
+		t.Errorf("rules subcommands not completed:\n%s", out)
+	}
+	if _, out, _ := runCmd(t, "__complete", "failures", "list", "--class", "re"); !strings.Contains(out, "reliability") {
+		t.Errorf("--class values not completed:\n%s", out)
 	}
 }

@@ -102,6 +102,7 @@ check character.`,
 	}
 	cf = addClientFlags(cmd.Flags())
 	out = addOutputFlags(cmd.Flags())
+	completeWords(cmd, "output", "text", "json")
 	return cmd
 }
 
@@ -286,6 +287,8 @@ when records remain, the last line (the nextPageToken with --output json) says h
 	fs.IntVar(&pageSize, "page-size", maxPageSize, "records asked for per request")
 	_ = fs.MarkHidden("page-size")
 	out = addOutputFlags(fs)
+	completeWords(cmd, "output", "text", "json")
+	completeWords(cmd, "class", "capability", "reliability", "governance")
 	return cmd
 }
 

@@ -253,6 +253,11 @@ func addOutputFlags(fs *pflag.FlagSet) *outputFlags {
 	return o
 }
 
+// completeWords completes a flag's value from a fixed list.
+func completeWords(cmd *cobra.Command, flag string, words ...string) {
+	_ = cmd.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(words, cobra.ShellCompDirectiveNoFileComp))
+}
+
 // JSON reports whether JSON was asked for, or a usage error.
 func (o *outputFlags) JSON(cmd *cobra.Command) (bool, error) {
 	switch o.format {

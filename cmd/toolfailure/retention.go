@@ -58,6 +58,9 @@ func newRetentionCmd(d deps) *cobra.Command {
 		if set && !cmd.Flags().Changed("days") {
 			return usageErrorf("--days is required (0 keeps records forever)")
 		}
+		if set && (days < 0 || days > store.MaxRetentionDays) {
+			return usageErrorf("--days %d: must be from 0 (forever) to %d", days, store.MaxRetentionDays)
+		}
 		s, closeStore, err := open(cmd)
 		if err != nil {
 			return err

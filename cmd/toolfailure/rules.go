@@ -144,6 +144,7 @@ diff was made from, so what is applied is exactly what was shown. Needs the rule
 	cf = addClientFlags(fs)
 	fs.StringVarP(&file, "file", "f", "", "the rules file (YAML)")
 	fs.BoolVar(&dryRun, "dry-run", false, "print what would change, change nothing")
+	_ = cmd.MarkFlagFilename("file", "yaml", "yml")
 	return cmd
 }
 
@@ -313,6 +314,9 @@ whose outcome differs from its expect fails (exit status 1).`,
 	fs.StringVarP(&file, "file", "f", "", "the rules file (YAML)")
 	fs.StringArrayVar(&cases, "case", nil, "a case file: a ClassifyRequest as JSON, or {\"request\": …, \"expect\": {\"class\", \"code\", \"ruleId\"}} (repeatable)")
 	out = addOutputFlags(fs)
+	completeWords(cmd, "output", "text", "json")
+	_ = cmd.MarkFlagFilename("file", "yaml", "yml")
+	_ = cmd.MarkFlagFilename("case", "json")
 	return cmd
 }
 
