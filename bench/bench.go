@@ -61,8 +61,8 @@ type Config struct {
 	Lookups bool
 	// Out receives the report, Log the progress and the children's output on failure.
 	Out, Log io.Writer
-	// SeedProgress, if set, is called after each chunk of the seeding with the records added so
-	// far and the total (a terminal's progress bar).
+	// SeedProgress, if set, is called now and then during the seeding with the records sent so
+	// far and the total (a terminal's progress bar), and with the total at the end.
 	SeedProgress func(done, total int)
 }
 

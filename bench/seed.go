@@ -16,6 +16,9 @@ import (
 // an interrupted seed keeps what it wrote.
 const seedChunk = 500_000
 
+// seedProgressEvery is how many rows the seeding's progress callback waits between calls.
+const seedProgressEvery = 10_000
+
 var (
 	seedTools = []string{"send_email", "read_file", "query_orders", "create_issue", "deploy", "search",
 		"resize_image", "fetch_url", "update_record", "charge_card", "list_repos", "delete_bucket",
@@ -65,6 +68,9 @@ func seed(ctx context.Context, conn *pgx.Conn, schema string, tenant store.Tenan
 			}
 			k := done + i
 			i++
+			if progress != nil && k%seedProgressEvery == 0 {
+				progress(k, n)
+			}
 			at := start.Add(time.Duration(k) * step).UTC().Truncate(time.Microsecond)
 			id := uuidv7(at, rng)
 			o := seedOutcomes[rng.IntN(len(seedOutcomes))]

@@ -45,10 +45,10 @@ func newProgress(w io.Writer, label string, total int64) *progress {
 		return nil
 	}
 	p := newProgressOn(w, label, total, time.Now)
-	if total <= 0 {
-		p.stop, p.stopped = make(chan struct{}), make(chan struct{})
-		go p.spin(100 * time.Millisecond)
-	}
+	// Redrawn now and then even without news: the spinner turns and the
+	// time so far counts up, so a slow step does not look like a hang.
+	p.stop, p.stopped = make(chan struct{}), make(chan struct{})
+	go p.spin(200 * time.Millisecond)
 	return p
 }
 
