@@ -122,6 +122,9 @@ func TestHelpNeverPrintsSecrets(t *testing.T) {
 	// Failures that use the secrets do not repeat them.
 	for _, args := range [][]string{
 		{"migrate"},
+		{"migrate", "--database-url", "postgres://admin:" + secretPassword + "@127.0.0.1:notaport/db"},
+		{"migrate", "--database-url", "mysql://admin:" + secretPassword + "@127.0.0.1/db"},
+		{"serve", "--listen", "127.0.0.1:0"},
 		{"keys", "create", "--tenant", "x", "--scopes", "report"},
 		{"retention", "show", "--tenant", "x"},
 		{"lookup", anID(t), "--server", "http://127.0.0.1:1"},
@@ -175,6 +178,7 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"proxy", "--key", "k", "--upstream", "http://127.0.0.1:1/mcp", "node", "server.js"}, 2, "either --upstream or a command"},
 		{[]string{"serve", "--rate-limit-tenants", "acme=fast"}, 2, "--rate-limit-tenants"},
 		{[]string{"serve", "--listen"}, 2, "flag needs an argument"},
+		{[]string{"migrate", "--database-url", "mysql://h/db"}, 2, `--database-url: unsupported database URL "mysql://h/db"`},
 	}
 	for _, c := range cases {
 		code, out, errOut := runCmd(t, c.args...)

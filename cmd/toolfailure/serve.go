@@ -54,7 +54,7 @@ SIGTERM stops accepting calls, lets those in flight finish (up to --shutdown-gra
   toolfailure serve --journal-dir /var/lib/toolfailure/journal --rate-limit 200 --rate-burst 400`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd.Context(), d, f, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runServe(cmd, d, f)
 		},
 	}
 	fs := cmd.Flags()
@@ -73,7 +73,8 @@ SIGTERM stops accepting calls, lets those in flight finish (up to --shutdown-gra
 	return cmd
 }
 
-func runServe(ctx context.Context, d deps, f serveFlags, stdout, stderr io.Writer) error {
+func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
+	ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	tuneGC()
 	tenantRates, err := server.ParseTenantRates(f.rateTenants)
@@ -118,7 +119,7 @@ func runServe(ctx context.Context, d deps, f serveFlags, stdout, stderr io.Write
 
 	b, where, embedded, err := d.openBackend(ctx, f.dbURL.Get(), storeOpts...)
 	if err != nil {
-		return failed(err)
+		return openFailed(cmd, err)
 	}
 	// b may be replaced by the journal below; close whatever it is then.
 	defer func() { _ = b.Close() }()

@@ -52,9 +52,12 @@ func openBackend(ctx context.Context, databaseURL string, opts ...postgres.Optio
 		}
 		return s, redactURL(databaseURL), false, nil
 	default:
-		return nil, "", false, fmt.Errorf("unsupported database URL %q: use postgres://… or sqlite:PATH", redactURL(databaseURL))
+		return nil, "", false, fmt.Errorf("%w %q: use postgres://… or sqlite:PATH", errUnsupportedURL, redactURL(databaseURL))
 	}
 }
+
+// errUnsupportedURL is a database URL of no known kind: a usage error.
+var errUnsupportedURL = errors.New("unsupported database URL")
 
 // storeLockedError is the embedded store's file held by another process.
 type storeLockedError struct {
@@ -81,6 +84,9 @@ func openSQLite(ctx context.Context, path string) (*sqlite.Store, error) {
 // embedded store is locked by the process that has it open, usually a
 // running serve; the one line says which file and what to do about it.
 func openFailed(cmd *cobra.Command, err error) error {
+	if errors.Is(err, errUnsupportedURL) {
+		return &exitError{code: 2, err: fmt.Errorf("--database-url: %w", err)}
+	}
 	var locked *storeLockedError
 	if !errors.As(err, &locked) {
 		return failed(err)
