@@ -246,17 +246,42 @@ func TestProxyCommandLine(t *testing.T) {
 }
 
 // commandLines finds the toolfailure command lines of a Markdown text: in
-// code blocks (a trailing backslash continues a line) and in inline code.
+// fenced code blocks and in inline code.
 func commandLines(md string) []string {
-	md = strings.ReplaceAll(md, "\\\n", " ")
-	start := regexp.MustCompile("(?:^\\s*|[`(/])toolfailure ")
-	var lines []string
+	var block, prose strings.Builder
+	fenced := false
 	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fenced = !fenced
+			prose.WriteString("\n")
+			continue
+		}
+		if fenced {
+			block.WriteString(line + "\n")
+		} else {
+			prose.WriteString(line + "\n")
+		}
+	}
+	lines := codeCommandLines(block.String())
+	// Inline code may wrap across source lines.
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(prose.String(), -1) {
+		lines = append(lines, codeCommandLines(strings.ReplaceAll(m[1], "\n", " "))...)
+	}
+	return lines
+}
+
+// codeCommandLines finds the toolfailure command lines of shell text (a
+// trailing backslash continues a line), as far as the shell's own syntax.
+func codeCommandLines(code string) []string {
+	code = strings.ReplaceAll(code, "\\\n", " ")
+	start := regexp.MustCompile(`(?:^\s*(?:\$ )?|[(/])toolfailure `)
+	var lines []string
+	for _, line := range strings.Split(code, "\n") {
 		for _, loc := range start.FindAllStringIndex(line, -1) {
 			rest := line[loc[1]:]
-			// The command ends where the shell or the prose takes over.
+			// The command ends where the shell takes over.
 			end := len(rest)
-			for _, stop := range []string{"`", "|", ">", ")", "#", "&&", ";"} {
+			for _, stop := range []string{"|", ">", ")", "#", "&&", ";"} {
 				if i := strings.Index(rest, stop); i >= 0 && i < end {
 					end = i
 				}
@@ -327,6 +352,22 @@ func TestREADMECommandLines(t *testing.T) {
 		}
 		seen[cmd.CommandPath()] = true
 	}
+	// The guides' command lines too.
+	docs, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	if err != nil || len(docs) == 0 {
+		t.Fatalf("no docs/*.md: %v", err)
+	}
+	for _, doc := range docs {
+		text, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range commandLines(string(text)) {
+			if _, err := parseOnly(shellWords(line)); err != nil {
+				t.Errorf("%s: toolfailure %s: %v", filepath.Base(doc), line, err)
+			}
+		}
+	}
 	for _, path := range commandPaths(fullTree()) {
 		c, _, err := fullTree().Find(path)
 		if err != nil {
@@ -336,7 +377,7 @@ func TestREADMECommandLines(t *testing.T) {
 			c.Name() != "help" && c.Parent() != nil && !seen[c.CommandPath()] {
 			t.Errorf("the README shows no command line of %s", c.CommandPath())
 		}
-		for _, line := range commandLines(c.Example) {
+		for _, line := range codeCommandLines(c.Example) {
 			if _, err := parseOnly(shellWords(line)); err != nil {
 				t.Errorf("%s --help example: toolfailure %s: %v", c.CommandPath(), line, err)
 			}

@@ -23,7 +23,7 @@ func readmeCommandBlock(t *testing.T) []string {
 	if m == nil {
 		t.Fatal(`the README has no "## Commands" code block`)
 	}
-	return commandLines(string(m[1]))
+	return codeCommandLines(string(m[1]))
 }
 
 // TestREADMECommandsRun runs the README's command list as written, against
