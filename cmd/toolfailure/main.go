@@ -50,7 +50,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 func runWith(ctx context.Context, d deps, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(d)
-	root.SetArgs(args)
+	root.SetArgs(goStyleLongFlags(root, args))
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetIn(os.Stdin)
@@ -69,6 +69,60 @@ func runWith(ctx context.Context, d deps, args []string, stdout, stderr io.Write
 	// command or flag, a missing flag value, a wrong number of arguments.
 	fmt.Fprintf(stderr, "%s: %s (see %q)\n", cmd.CommandPath(), oneLine(err.Error()), cmd.CommandPath()+" --help")
 	return 2
+}
+
+// annotationArgsAreACommand marks a command whose flags end at its first
+// argument, which begins a command line of its own (proxy).
+const annotationArgsAreACommand = "toolfailure/args-are-a-command"
+
+// goStyleLongFlags rewrites -name and -name=value, the standard flag
+// package's spelling of long flags that the commands accepted before they
+// moved to cobra, to --name, so that old scripts keep working. Only names
+// of the command's own long flags are rewritten, never a shorthand with
+// its value attached (-ocurrent.yaml), nothing after "--", and for a
+// command that stops at its first argument (proxy) nothing from there on:
+// those are the upstream command's flags.
+func goStyleLongFlags(root *cobra.Command, args []string) []string {
+	cmd, _, err := root.Find(args)
+	if err != nil || cmd == root {
+		return args
+	}
+	cmd.InitDefaultHelpFlag()
+	lookup := func(name string) *pflag.Flag {
+		if f := cmd.Flags().Lookup(name); f != nil {
+			return f
+		}
+		return cmd.InheritedFlags().Lookup(name)
+	}
+	_, interspersed := cmd.Annotations[annotationArgsAreACommand]
+	interspersed = !interspersed
+	out := append([]string(nil), args...)
+	path := strings.Fields(cmd.CommandPath())[1:] // the subcommand names, in order
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return out
+		case len(path) > 0 && a == path[0]:
+			path = path[1:]
+			continue
+		case !strings.HasPrefix(a, "-") || a == "-":
+			if !interspersed {
+				return out
+			}
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := lookup(name)
+		if !strings.HasPrefix(a, "--") && len(name) > 1 && f != nil && cmd.Flags().ShorthandLookup(name[:1]) == nil {
+			out[i] = "-" + a
+		}
+		// A flag's value is not an argument, even when it looks like one.
+		if f != nil && !hasValue && f.NoOptDefVal == "" && (strings.HasPrefix(out[i], "--") || len(name) == 1) {
+			i++
+		}
+	}
+	return out
 }
 
 // oneLine keeps a reason to the one line that the exit-status convention

@@ -58,6 +58,7 @@ are answered with a JSON-RPC error first).`,
 	// The first argument that is not a flag is the command: its own flags
 	// (node --inspect) must reach it, not the proxy.
 	cmd.Flags().SetInterspersed(false)
+	cmd.Annotations = map[string]string{annotationArgsAreACommand: ""}
 	fs := cmd.Flags()
 	f.cf = addClientFlags(fs)
 	fs.StringVar(&f.upstream, "upstream", "", "streamable HTTP endpoint of the MCP server to front, instead of -- COMMAND")
