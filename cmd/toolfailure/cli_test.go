@@ -153,6 +153,8 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"help"}, 0, ""},
 		{[]string{"--version"}, 0, ""},
 		{[]string{"nosuch"}, 2, `unknown command "nosuch"`},
+		{[]string{"help", "nosuch"}, 2, `unknown help topic "nosuch"`},
+		{[]string{"help", "rules", "nosuch"}, 2, `unknown help topic "rules nosuch"`},
 		{[]string{"lookup"}, 2, "want one correlation ID"},
 		{[]string{"lookup", "a", "b"}, 2, "want one correlation ID"},
 		{[]string{"lookup", "not-an-id", "--key", "k"}, 2, "not a correlation ID"},

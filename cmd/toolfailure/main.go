@@ -212,6 +212,32 @@ directly: keys, retention. Offline: rules test, conform.`,
 	add("service", newServeCmd(d), newMigrateCmd(d), newKeysCmd(d))
 	add("client", newLookupCmd(), newFailuresCmd(), newRulesCmd(), newProxyCmd())
 	add("offline", newRetentionCmd(d), newBenchCmd(), newConformCmd())
+	root.SetHelpCommand(&cobra.Command{
+		Use:     "help [command]",
+		Short:   "Help about any command",
+		Example: "  toolfailure help rules apply",
+		// An unknown topic is a usage error, not the root's help and success.
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				return usageErrorf("unknown help topic %q", strings.Join(args, " "))
+			}
+			return c.Help()
+		},
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			c, _, err := root.Find(args)
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var names []cobra.Completion
+			for _, sub := range c.Commands() {
+				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
+					names = append(names, sub.Name())
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+	})
 	root.SetHelpCommandGroupID("offline")
 	root.SetCompletionCommandGroupID("offline")
 	return root
