@@ -646,6 +646,65 @@ func TestServePortTakenCreatesNoKey(t *testing.T) {
 	}
 }
 
+// orderedStore is a real store that records the order of its purges and
+// its closing. A purge lasts until its context ends; closing waits until a
+// purge has begun, so that a purge left running shows.
+type orderedStore struct {
+	*sqlite.Store
+	mu      sync.Mutex
+	events  []string
+	once    sync.Once
+	started chan struct{}
+}
+
+func (s *orderedStore) record(e string) {
+	s.mu.Lock()
+	s.events = append(s.events, e)
+	s.mu.Unlock()
+}
+
+func (s *orderedStore) PurgeExpired(ctx context.Context, _ time.Time, _ int) (int64, error) {
+	s.record("purge began")
+	s.once.Do(func() { close(s.started) })
+	<-ctx.Done()
+	s.record("purge ended")
+	return 0, ctx.Err()
+}
+
+func (s *orderedStore) Close() error {
+	<-s.started
+	s.record("closed")
+	return s.Store.Close()
+}
+
+// TestServeStopsBackgroundWorkBeforeClosing: when serve fails after it has
+// started its background work (here: the port is taken), that work ends
+// before the store is closed, not later on a closed store.
+func TestServeStopsBackgroundWorkBeforeClosing(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	st := &orderedStore{started: make(chan struct{})}
+	d := deps{openBackend: func(ctx context.Context, databaseURL string, _ ...postgres.Option) (backend, string, bool, error) {
+		s, err := sqlite.Open(ctx, strings.TrimPrefix(databaseURL, "sqlite:"))
+		st.Store = s
+		return st, databaseURL, true, err
+	}}
+	var stdout, stderr bytes.Buffer
+	code := runWith(t.Context(), d, []string{"serve", "--listen", ln.Addr().String(), "--database-url", "sqlite:" + filepath.Join(t.TempDir(), "tf.db")}, &stdout, &stderr)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, stderr.String())
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if got := strings.Join(st.events, ", "); got != "purge began, purge ended, closed" {
+		t.Fatalf("events %q, want the purge to end before the store closes", got)
+	}
+}
+
 // TestProgress: drawn in place on a terminal, removed when done, out of
 // the way of log lines; nothing at all when the writer is not a terminal.
 func TestProgress(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -74,7 +75,14 @@ SIGTERM stops accepting calls, lets those in flight finish (up to --shutdown-gra
 }
 
 func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
-	ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	// Everything serve starts in the background ends with it: on every
+	// return, not only at SIGTERM, it is stopped and waited for before the
+	// store closes, so that no purge or rule check runs on a closed store.
+	ctx, cancel := context.WithCancel(cmd.Context())
+	var background sync.WaitGroup
+	defer cancel()
+	stopBackground := func() { cancel(); background.Wait() }
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	tuneGC()
 	tenantRates, err := server.ParseTenantRates(f.rateTenants)
@@ -121,8 +129,10 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 	if err != nil {
 		return openFailed(cmd, err)
 	}
-	// b may be replaced by the journal below; close whatever it is then.
+	// b may be replaced by the journal below; close whatever it is then,
+	// after the background work that uses it.
 	defer func() { _ = b.Close() }()
+	defer stopBackground()
 	if err := b.Migrate(ctx); err != nil {
 		return failedf("migrate: %w", err)
 	}
@@ -143,7 +153,7 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 	}
 	if f.retentionEvery > 0 {
 		if p, ok := b.(server.Purger); ok {
-			go server.RunRetention(ctx, p, f.retentionEvery, log)
+			background.Go(func() { server.RunRetention(ctx, p, f.retentionEvery, log) })
 		} else {
 			fmt.Fprintf(stderr, "toolfailure: the store at %s cannot purge expired records; retention is off\n", where)
 		}
@@ -157,11 +167,11 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 	// The rule cache follows changes made on other replicas (LISTEN/NOTIFY
 	// on PostgreSQL, with polling while notifications are down).
 	rules := server.NewRuleCache(b, log)
-	go func() {
+	background.Go(func() {
 		if err := rules.Run(ctx); err != nil && ctx.Err() == nil {
 			log.Error("rule cache stopped", "error", err)
 		}
-	}()
+	})
 	if reg, err := inst.ObserveRuleCache(rules.Versions()); err == nil {
 		defer func() { _ = reg.Unregister() }()
 	}
