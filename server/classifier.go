@@ -15,6 +15,7 @@ import (
 	"github.com/omcp/toolfailure/auth"
 	"github.com/omcp/toolfailure/classify"
 	"github.com/omcp/toolfailure/correlation"
+	"github.com/omcp/toolfailure/fingerprint"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/ruleset"
 	"github.com/omcp/toolfailure/store"
@@ -253,7 +254,8 @@ func ClassifyInput(req interface {
 // anything is written, and trace context is taken from the request field or,
 // failing that, from the call's own headers.
 func (s *classifierService) record(ctx context.Context, p auth.Principal, req *v1.ClassifyRequest, out classify.Outcome, id correlation.ID, now time.Time) (store.Failure, error) {
-	rawJSON, err := redactedErrorJSON(req.GetError())
+	e := req.GetError()
+	rawJSON, message, typ, err := redactedError(e)
 	if err != nil {
 		return store.Failure{}, connect.NewError(connect.CodeInvalidArgument, "invalid request: error: "+err.Error())
 	}
@@ -291,9 +293,20 @@ func (s *classifierService) record(ctx context.Context, p auth.Principal, req *v
 		TraceID:         traceID,
 		SpanID:          spanID,
 		IdempotencyKey:  req.GetIdempotencyKey(),
-		CreatedAt:       now.UTC().Truncate(time.Microsecond),
-		OccurredAt:      occurred.UTC().Truncate(time.Microsecond),
+		// In-process, from what is stored (the redacted text), so that the
+		// template a group shows holds no secret either.
+		Fingerprint: recordFingerprint(req.GetTool(), typ, message, e),
+		CreatedAt:   now.UTC().Truncate(time.Microsecond),
+		OccurredAt:  occurred.UTC().Truncate(time.Microsecond),
 	}, nil
+}
+
+func recordFingerprint(tool, typ, message string, e *v1.RawError) string {
+	fp, _ := fingerprint.Of(fingerprint.Input{
+		Tool: tool, Type: typ, Message: message,
+		HTTPStatus: e.HttpStatus, GRPCCode: e.GrpcCode, JSONRPCCode: e.JsonrpcCode,
+	})
+	return fp
 }
 
 // parseTraceparent extracts trace and parent span IDs from a W3C

@@ -84,6 +84,13 @@ func (s *failureService) ListFailures(ctx context.Context, req *v1.ListFailuresR
 			Code:    f.GetCode(),
 			TraceID: strings.ToLower(f.GetTraceId()),
 		}
+		if fp := f.GetFingerprint(); fp != "" {
+			fp, err := parseFingerprint(fp, "filter.fingerprint")
+			if err != nil {
+				return nil, err
+			}
+			q.Filter.Fingerprint = fp
+		}
 		if f.Since != nil {
 			q.Filter.Since = f.Since.AsTime()
 		}
@@ -142,6 +149,7 @@ func failureProto(f store.Failure, traceURL *telemetry.TraceURLTemplate) (*v1.Fa
 		TraceId:       f.TraceID,
 		SpanId:        f.SpanID,
 		TraceUrl:      traceURL.Expand(f.TraceID, f.SpanID),
+		Fingerprint:   f.Fingerprint,
 		CreatedAt:     timestamppb.New(f.CreatedAt),
 		OccurredAt:    timestamppb.New(f.OccurredAt),
 	}

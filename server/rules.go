@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"connectrpc.com/connect/v2"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -37,6 +38,9 @@ type ruleService struct {
 	store RuleStore
 	cache *rulecache.Cache
 	log   *slog.Logger
+	// groups and now serve SuggestRule, which reads the group's records.
+	groups GroupStore
+	now    func() time.Time
 }
 
 func (s *ruleService) principal(ctx context.Context) (auth.Principal, error) {
@@ -409,4 +413,8 @@ func explainResponse(ex ruleset.Explanation) *v1.ExplainResponse {
 		}
 	}
 	return res
+}
+
+func (s *ruleService) SuggestRule(ctx context.Context, req *v1.SuggestRuleRequest) (*v1.SuggestRuleResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, "not yet")
 }

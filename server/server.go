@@ -33,6 +33,7 @@ type Store interface {
 	InsertFailure(ctx context.Context, f store.Failure) (store.Failure, bool, error)
 	GetFailure(ctx context.Context, tenantID int64, id [16]byte) (store.Failure, error)
 	ListFailures(ctx context.Context, tenantID int64, q store.ListQuery) ([]store.Failure, error)
+	GroupStore
 	// Ping tells /healthz and gRPC health whether the store answers.
 	Ping(ctx context.Context) error
 }
@@ -121,7 +122,7 @@ func New(cfg Config) (http.Handler, error) {
 	)
 	toolfailurev1connect.RegisterClassifierServiceHandler(rpc, &classifierService{cfg: cfg})
 	toolfailurev1connect.RegisterFailureServiceHandler(rpc, &failureService{cfg: cfg})
-	toolfailurev1connect.RegisterRuleServiceHandler(rpc, &ruleService{store: cfg.Store, cache: cfg.Rules, log: cfg.Logger})
+	toolfailurev1connect.RegisterRuleServiceHandler(rpc, &ruleService{store: cfg.Store, cache: cfg.Rules, log: cfg.Logger, groups: cfg.Store, now: cfg.Now})
 
 	// Reflection describes the schema only, which is public, so it lives on
 	// its own connect.Server without the auth interceptor.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/omcp/toolfailure/fingerprint"
 )
 
 // Prepare canonicalises f for storage and checks it, once, on the caller's goroutine: every
@@ -35,7 +37,34 @@ func Prepare(f Failure) (Failure, error) {
 	if err := checkFailure(f); err != nil {
 		return Failure{}, err
 	}
+	if f.Fingerprint == "" {
+		f.Fingerprint = FingerprintOf(f.Tool, f.Error)
+	}
 	return f, nil
+}
+
+// FingerprintOf computes the fingerprint of a record from its tool and its stored error (a JSON
+// object with message, type, httpStatus, grpcCode, jsonrpcCode); the server computes the same
+// from the request without decoding JSON. An undecodable error yields the fingerprint of the tool
+// alone rather than none.
+func FingerprintOf(tool string, errJSON json.RawMessage) string {
+	in := ErrorFields(errJSON)
+	in.Tool = tool
+	fp, _ := fingerprint.Of(in)
+	return fp
+}
+
+// ErrorFields decodes what a fingerprint is made of from a stored error; Tool is left empty.
+func ErrorFields(errJSON json.RawMessage) fingerprint.Input {
+	var e struct {
+		Message     string `json:"message"`
+		Type        string `json:"type"`
+		HTTPStatus  *int32 `json:"httpStatus"`
+		GRPCCode    *int32 `json:"grpcCode"`
+		JSONRPCCode *int32 `json:"jsonrpcCode"`
+	}
+	_ = json.Unmarshal(errJSON, &e)
+	return fingerprint.Input{Type: e.Type, HTTPStatus: e.HTTPStatus, GRPCCode: e.GRPCCode, JSONRPCCode: e.JSONRPCCode, Message: e.Message}
 }
 
 // storedTime truncates t to microseconds in UTC; the zero time stays zero.
@@ -125,6 +154,8 @@ func checkFailure(f Failure) error {
 		return bad("trace ID %q is not 32 lowercase hex digits", f.TraceID)
 	case f.SpanID != "" && !isLowerHex(f.SpanID, 16):
 		return bad("span ID %q is not 16 lowercase hex digits", f.SpanID)
+	case f.Fingerprint != "" && !fingerprint.Valid(f.Fingerprint):
+		return bad("fingerprint %q is not 16 lowercase hex digits", f.Fingerprint)
 	}
 	return nil
 }

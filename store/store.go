@@ -114,6 +114,11 @@ type Failure struct {
 	// IdempotencyKey, when set, makes the insert idempotent per tenant; "" = none.
 	IdempotencyKey string
 
+	// Fingerprint names the problem this record is one occurrence of (package fingerprint): 16
+	// lower-case hex characters. Prepare computes it from Tool and Error when it is empty, so every
+	// stored record has one; "" only on records written before fingerprints existed.
+	Fingerprint string
+
 	// CreatedAt is when the service stored the record; zero means now. Filters apply to it.
 	CreatedAt time.Time
 	// OccurredAt is when the error happened, as far as the caller knows; zero means CreatedAt.
@@ -128,6 +133,104 @@ type Filter struct {
 	TraceID string    // compared case-insensitively, like the stored value
 	Since   time.Time // inclusive, on CreatedAt
 	Until   time.Time // exclusive, on CreatedAt
+	// Fingerprint, when set, must be a valid fingerprint (fingerprint.Valid); callers check it.
+	Fingerprint string
+}
+
+// MaxGroupWindow is the longest time window that ListGroups and GetGroup aggregate over: groups
+// are counted from the records at query time, so the window bounds the work of one request.
+const MaxGroupWindow = 90 * 24 * time.Hour
+
+// Group orders of GroupQuery.OrderBy.
+const (
+	GroupsByCount    = "count"     // most records first
+	GroupsByLastSeen = "last_seen" // most recently seen first
+)
+
+// GroupFilter narrows ListGroups to records of a window. Since and Until are required, and at
+// most MaxGroupWindow apart; the other fields do not filter when zero.
+type GroupFilter struct {
+	Tool  string
+	Class string
+	Code  string
+	// Unclassified keeps only records that no rule matched: decided by the documented default or
+	// guessed by the text model (see UnclassifiedRuleIDs).
+	Unclassified bool
+	Since        time.Time // inclusive, on CreatedAt
+	Until        time.Time // exclusive, on CreatedAt
+}
+
+// UnclassifiedRuleIDs are the RuleIDs of records that no rule matched: none recorded, the
+// documented default (classify.DefaultRuleID) and the text model's guess (classify.ModelRuleID).
+// They are spelled out here because the store does not depend on the classifier; a server test
+// holds them equal.
+var UnclassifiedRuleIDs = []string{"", "baseline/default", "baseline/text-model"}
+
+// GroupCursor is the last group of the previous page: the next page starts strictly after it in
+// the query's order.
+type GroupCursor struct {
+	Count       int64
+	LastSeen    time.Time
+	Fingerprint string
+}
+
+// GroupQuery is one page request of ListGroups.
+type GroupQuery struct {
+	Filter  GroupFilter
+	OrderBy string // GroupsByCount (also when empty) or GroupsByLastSeen; ties by fingerprint
+	Limit   int    // DefaultListLimit when zero or less, at most MaxListLimit
+	After   *GroupCursor
+}
+
+// Group is the records of a window that share a fingerprint.
+type Group struct {
+	Fingerprint string
+	Count       int64
+	FirstSeen   time.Time
+	LastSeen    time.Time
+	// Sample is the group's most recent record in the window (greatest ID): its tool, class,
+	// code, rule and error stand for the group's.
+	Sample Failure
+}
+
+// CheckGroupWindow returns an error wrapping ErrInvalid unless since < until and the window is
+// at most MaxGroupWindow long. Both backends and the server use it, so that they refuse alike.
+func CheckGroupWindow(since, until time.Time) error {
+	switch {
+	case since.IsZero() || until.IsZero():
+		return fmt.Errorf("%w: a group window needs since and until", ErrInvalid)
+	case !since.Before(until):
+		return fmt.Errorf("%w: since must be before until", ErrInvalid)
+	case until.Sub(since) > MaxGroupWindow:
+		return fmt.Errorf("%w: window of %s is longer than %d days", ErrInvalid, until.Sub(since).Round(time.Hour), int(MaxGroupWindow/(24*time.Hour)))
+	}
+	return nil
+}
+
+// FingerprintKey returns the fingerprint as the signed 64-bit integer that backends store (half
+// the size of its hex text in an index), and false for "" or a malformed fingerprint.
+func FingerprintKey(fp string) (int64, bool) {
+	if len(fp) != 16 {
+		return 0, false
+	}
+	var v uint64
+	for i := 0; i < len(fp); i++ {
+		c := fp[i]
+		switch {
+		case c >= '0' && c <= '9':
+			v = v<<4 | uint64(c-'0')
+		case c >= 'a' && c <= 'f':
+			v = v<<4 | uint64(c-'a'+10)
+		default:
+			return 0, false
+		}
+	}
+	return int64(v), true
+}
+
+// FingerprintText is the inverse of FingerprintKey.
+func FingerprintText(key int64) string {
+	return fmt.Sprintf("%016x", uint64(key))
 }
 
 // ListQuery is one page request of ListFailures.
@@ -342,6 +445,16 @@ type Store interface {
 	// so that writers are never held up for long, and returns how many records it removed. It stops
 	// between batches when ctx ends.
 	PurgeExpired(ctx context.Context, now time.Time, batch int) (removed int64, err error)
+
+	// ListGroups returns one page of the tenant's groups in q.Filter's window, in q.OrderBy's order,
+	// starting after q.After. Counts are exact at the time of the query. ErrInvalid (wrapped) for a
+	// window that CheckGroupWindow refuses.
+	ListGroups(ctx context.Context, tenantID int64, q GroupQuery) ([]Group, error)
+
+	// GetGroup returns the tenant's group with this fingerprint in the window [since, until), or
+	// ErrNotFound when the tenant has no record with it there, which is also the answer for
+	// another tenant's fingerprint.
+	GetGroup(ctx context.Context, tenantID int64, fingerprint string, since, until time.Time) (Group, error)
 
 	// Ping reports whether the backend answers; /healthz and gRPC health use it.
 	Ping(ctx context.Context) error

@@ -419,15 +419,15 @@ const insertBatchNoKeys = insertRows + `
 
 // insertRows is the part of the batch statements that unnests the arrays into rows.
 const insertRows = `INSERT INTO failures (` + failureColumns + `)
-	SELECT t, i, tool, srv, cl, co, r, rnb, ag, rid, rv, e::jsonb, a::jsonb, tr, sp, k, ca, oa, sh::jsonb
+	SELECT t, i, tool, srv, cl, co, r, rnb, ag, rid, rv, e::jsonb, a::jsonb, tr, sp, k, ca, oa, sh::jsonb, fp
 	FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[],
 		$7::boolean[], $8::timestamptz[], $9::text[], $10::text[], $11::bigint[], $12::text[],
 		$13::text[], $14::text[], $15::text[], $16::text[], $17::timestamptz[], $18::timestamptz[],
-		$19::text[])
-		AS u(t, i, tool, srv, cl, co, r, rnb, ag, rid, rv, e, a, tr, sp, k, ca, oa, sh)`
+		$19::text[], $20::bigint[])
+		AS u(t, i, tool, srv, cl, co, r, rnb, ag, rid, rv, e, a, tr, sp, k, ca, oa, sh, fp)`
 
 // batchColumns is the number of arrays insertBatch takes.
-const batchColumns = 19
+const batchColumns = 20
 
 // Element types of insertBatch's arrays (pg_type OIDs, fixed since PostgreSQL's first releases).
 const (
@@ -458,9 +458,9 @@ func (e *encodedBatch) encode(rows []*store.Failure) {
 	// One buffer for every array, so that a batch costs a handful of allocations whatever its size.
 	size := batchColumns * 20
 	for _, f := range rows {
-		// Each element's length, then the fixed-size values (two int8, a uuid, a bool, three
+		// Each element's length, then the fixed-size values (three int8, a uuid, a bool, three
 		// timestamps), then the texts.
-		size += batchColumns*4 + 2*8 + 16 + 1 + 3*8 + len(f.Tool) + len(f.Server) + len(f.Class) +
+		size += batchColumns*4 + 3*8 + 16 + 1 + 3*8 + len(f.Tool) + len(f.Server) + len(f.Class) +
 			len(f.Code) + len(f.AgentGuidance) + len(f.RuleID) + len(f.Error) + len(f.ToolAnnotations) +
 			len(f.TraceID) + len(f.SpanID) + len(f.IdempotencyKey) + len(f.Shadow)
 	}
@@ -516,6 +516,13 @@ func (e *encodedBatch) encode(rows []*store.Failure) {
 	array(oidTimestamptz, func(b []byte, f *store.Failure) []byte { return appendTime(b, f.CreatedAt, false) })
 	array(oidTimestamptz, func(b []byte, f *store.Failure) []byte { return appendTime(b, f.OccurredAt, false) })
 	array(oidText, func(b []byte, f *store.Failure) []byte { return appendText(b, f.Shadow, f.Shadow == nil) })
+	array(oidInt8, func(b []byte, f *store.Failure) []byte {
+		key, ok := store.FingerprintKey(f.Fingerprint)
+		if !ok {
+			return binary.BigEndian.AppendUint32(b, 0xFFFFFFFF) // NULL
+		}
+		return appendInt8(b, key)
+	})
 	if cap(buf) <= 1<<20 { // one batch of huge records should not pin its buffer for good
 		e.buf = buf[:0]
 	} else {
@@ -569,7 +576,7 @@ func insertOne(ctx context.Context, pool *pgxpool.Pool, f store.Failure) (store.
 		f.TenantID, f.ID, f.Tool, f.Server, f.Class, f.Code, f.Retryable, nullTime(f.RetryNotBefore),
 		f.AgentGuidance, f.RuleID, f.RuleVersion, nullJSON(f.Error), nullJSON(f.ToolAnnotations),
 		nullString(f.TraceID), nullString(f.SpanID), nullString(f.IdempotencyKey),
-		f.CreatedAt, f.OccurredAt, nullJSON(f.Shadow)))
+		f.CreatedAt, f.OccurredAt, nullJSON(f.Shadow), fingerprintArg(f.Fingerprint)))
 	if err == nil {
 		return stored, true, nil
 	}

@@ -248,12 +248,12 @@ func (s *Store) CountAPIKeys(ctx context.Context) (int, error) {
 
 const failureColumns = `tenant_id, id, tool, server, class, code, retryable, retry_not_before,
 	agent_guidance, rule_id, rule_version, error, tool_annotations, trace_id, span_id,
-	idempotency_key, created_at, occurred_at, shadow`
+	idempotency_key, created_at, occurred_at, shadow, fingerprint`
 
 // insertFailure names the partial unique index's columns and predicate, which is how PostgreSQL
 // infers that index as the arbiter; a clash on anything else (the primary key) is still an error.
 const insertFailure = `INSERT INTO failures (` + failureColumns + `)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
 	ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
 	RETURNING ` + failureColumns
 
@@ -332,6 +332,13 @@ func (s *Store) ListFailures(ctx context.Context, tenantID int64, q store.ListQu
 	if fl.TraceID != "" {
 		add("trace_id = $%d", strings.ToLower(fl.TraceID))
 	}
+	if fl.Fingerprint != "" {
+		key, ok := store.FingerprintKey(fl.Fingerprint)
+		if !ok {
+			return nil, fmt.Errorf("list failures of tenant %d: %w: fingerprint %q", tenantID, store.ErrInvalid, fl.Fingerprint)
+		}
+		add("fingerprint = $%d", key)
+	}
 	if !fl.Since.IsZero() {
 		add("created_at >= $%d", canonical.Time(fl.Since))
 	}
@@ -365,10 +372,11 @@ func scanFailure(row pgx.Row) (store.Failure, error) {
 		errorJSON, annotations []byte
 		shadow                 []byte
 		traceID, spanID, idemp *string
+		fp                     *int64
 	)
 	err := row.Scan(&f.TenantID, &f.ID, &f.Tool, &f.Server, &f.Class, &f.Code, &f.Retryable,
 		&retryNotBefore, &f.AgentGuidance, &f.RuleID, &f.RuleVersion, &errorJSON, &annotations,
-		&traceID, &spanID, &idemp, &f.CreatedAt, &f.OccurredAt, &shadow)
+		&traceID, &spanID, &idemp, &f.CreatedAt, &f.OccurredAt, &shadow, &fp)
 	if err != nil {
 		return store.Failure{}, err
 	}
@@ -387,7 +395,18 @@ func scanFailure(row pgx.Row) (store.Failure, error) {
 	f.IdempotencyKey = deref(idemp)
 	f.CreatedAt = f.CreatedAt.UTC()
 	f.OccurredAt = f.OccurredAt.UTC()
+	if fp != nil {
+		f.Fingerprint = store.FingerprintText(*fp)
+	}
 	return f, nil
+}
+
+// fingerprintArg is a record's fingerprint as stored: its 64-bit key, or NULL.
+func fingerprintArg(fp string) *int64 {
+	if key, ok := store.FingerprintKey(fp); ok {
+		return &key
+	}
+	return nil
 }
 
 // mapError turns the database's answers into the store's sentinels, keeping the original error in

@@ -299,12 +299,12 @@ func (s *Store) CountAPIKeys(ctx context.Context) (int, error) {
 
 const failureColumns = `tenant_id, id, tool, server, class, code, retryable, retry_not_before,
 	agent_guidance, rule_id, rule_version, error, tool_annotations, trace_id, span_id,
-	idempotency_key, created_at, occurred_at, shadow`
+	idempotency_key, created_at, occurred_at, shadow, fingerprint`
 
 // The conflict target repeats the partial index's predicate, which SQLite requires to use a
 // partial unique index as the arbiter.
 const insertFailure = `INSERT INTO failures (` + failureColumns + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`
 
 // InsertFailure writes f in one transaction on the writer connection. An idempotency replay is
@@ -326,7 +326,7 @@ func (s *Store) InsertFailure(ctx context.Context, f store.Failure) (store.Failu
 			nullMicros(f.RetryNotBefore), f.AgentGuidance, f.RuleID, f.RuleVersion,
 			nullJSON(f.Error), nullJSON(f.ToolAnnotations),
 			nullString(f.TraceID), nullString(f.SpanID), nullString(f.IdempotencyKey),
-			f.CreatedAt.UnixMicro(), f.OccurredAt.UnixMicro(), nullJSON(f.Shadow))
+			f.CreatedAt.UnixMicro(), f.OccurredAt.UnixMicro(), nullJSON(f.Shadow), nullFingerprint(f.Fingerprint))
 		if err != nil {
 			return err
 		}
@@ -383,6 +383,13 @@ func (s *Store) ListFailures(ctx context.Context, tenantID int64, q store.ListQu
 	if fl.TraceID != "" {
 		add("trace_id = ?", strings.ToLower(fl.TraceID))
 	}
+	if fl.Fingerprint != "" {
+		key, ok := store.FingerprintKey(fl.Fingerprint)
+		if !ok {
+			return nil, fmt.Errorf("list failures of tenant %d: %w: fingerprint %q", tenantID, store.ErrInvalid, fl.Fingerprint)
+		}
+		add("fingerprint = ?", key)
+	}
 	if !fl.Since.IsZero() {
 		add("created_at >= ?", canonical.Time(fl.Since).UnixMicro())
 	}
@@ -426,10 +433,11 @@ func scanFailure(row scanner) (store.Failure, error) {
 		shadow                 sql.NullString
 		traceID, spanID, idemp sql.NullString
 		createdAt, occurredAt  int64
+		fp                     sql.NullInt64
 	)
 	err := row.Scan(&f.TenantID, &id, &f.Tool, &f.Server, &f.Class, &f.Code, &f.Retryable,
 		&retryNotBefore, &f.AgentGuidance, &f.RuleID, &f.RuleVersion, &errorJSON, &annotations,
-		&traceID, &spanID, &idemp, &createdAt, &occurredAt, &shadow)
+		&traceID, &spanID, &idemp, &createdAt, &occurredAt, &shadow, &fp)
 	if err != nil {
 		return store.Failure{}, err
 	}
@@ -454,7 +462,17 @@ func scanFailure(row scanner) (store.Failure, error) {
 	f.IdempotencyKey = idemp.String
 	f.CreatedAt = fromMicros(createdAt)
 	f.OccurredAt = fromMicros(occurredAt)
+	if fp.Valid {
+		f.Fingerprint = store.FingerprintText(fp.Int64)
+	}
 	return f, nil
+}
+
+func nullFingerprint(fp string) any {
+	if key, ok := store.FingerprintKey(fp); ok {
+		return key
+	}
+	return nil
 }
 
 // mapError turns SQLite's answers into the store's sentinels, keeping the original error in the

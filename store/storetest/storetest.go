@@ -823,6 +823,11 @@ func Run(t *testing.T, h Harness) {
 		runBatching(t, h)
 	})
 
+	t.Run("Groups", func(t *testing.T) {
+		t.Parallel()
+		runGroups(t, h)
+	})
+
 	t.Run("Retention", func(t *testing.T) {
 		t.Parallel()
 		runRetention(t, h)

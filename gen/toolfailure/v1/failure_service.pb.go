@@ -141,7 +141,12 @@ type Failure struct {
 	TraceUrl string `protobuf:"bytes,17,opt,name=trace_url,json=traceUrl,proto3" json:"trace_url,omitempty"`
 	// Shadow-mode rules that matched and rank above the rule that decided:
 	// what they would have decided, never applied.
-	Shadow        []*ShadowOutcome `protobuf:"bytes,18,rep,name=shadow,proto3" json:"shadow,omitempty"`
+	Shadow []*ShadowOutcome `protobuf:"bytes,18,rep,name=shadow,proto3" json:"shadow,omitempty"`
+	// 16 lower-case hex characters naming the problem this record is one
+	// occurrence of: the tool, the error type, the status codes and the
+	// message template. Not the class or code, so rule changes regroup
+	// nothing.
+	Fingerprint   string `protobuf:"bytes,19,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -300,6 +305,13 @@ func (x *Failure) GetShadow() []*ShadowOutcome {
 		return x.Shadow
 	}
 	return nil
+}
+
+func (x *Failure) GetFingerprint() string {
+	if x != nil {
+		return x.Fingerprint
+	}
+	return ""
 }
 
 // ShadowOutcome is the would-be outcome of one shadow-mode rule.
@@ -486,6 +498,457 @@ func (x *ListFailuresResponse) GetNextPageToken() string {
 	return ""
 }
 
+// GroupFilter narrows ListGroups. Empty fields do not filter.
+type GroupFilter struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Exact tool name.
+	Tool string `protobuf:"bytes,1,opt,name=tool,proto3" json:"tool,omitempty"`
+	// "capability", "reliability" or "governance" (or the enum names).
+	Class string `protobuf:"bytes,2,opt,name=class,proto3" json:"class,omitempty"`
+	Code  string `protobuf:"bytes,3,opt,name=code,proto3" json:"code,omitempty"`
+	// Inclusive lower bound on createdAt; default 24 hours before until.
+	Since *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=since,proto3" json:"since,omitempty"`
+	// Exclusive upper bound on createdAt; default now. The window is at most
+	// 90 days.
+	Until *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=until,proto3" json:"until,omitempty"`
+	// Only records that no rule matched (decided by the documented default).
+	Unclassified  bool `protobuf:"varint,6,opt,name=unclassified,proto3" json:"unclassified,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GroupFilter) Reset() {
+	*x = GroupFilter{}
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GroupFilter) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GroupFilter) ProtoMessage() {}
+
+func (x *GroupFilter) ProtoReflect() protoreflect.Message {
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GroupFilter.ProtoReflect.Descriptor instead.
+func (*GroupFilter) Descriptor() ([]byte, []int) {
+	return file_toolfailure_v1_failure_service_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *GroupFilter) GetTool() string {
+	if x != nil {
+		return x.Tool
+	}
+	return ""
+}
+
+func (x *GroupFilter) GetClass() string {
+	if x != nil {
+		return x.Class
+	}
+	return ""
+}
+
+func (x *GroupFilter) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *GroupFilter) GetSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Since
+	}
+	return nil
+}
+
+func (x *GroupFilter) GetUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Until
+	}
+	return nil
+}
+
+func (x *GroupFilter) GetUnclassified() bool {
+	if x != nil {
+		return x.Unclassified
+	}
+	return false
+}
+
+type ListGroupsRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Filter *GroupFilter           `protobuf:"bytes,1,opt,name=filter,proto3" json:"filter,omitempty"`
+	// "count" (default) or "last_seen".
+	OrderBy string `protobuf:"bytes,2,opt,name=order_by,json=orderBy,proto3" json:"order_by,omitempty"`
+	// 1-1000; 0 means 50.
+	PageSize int32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The nextPageToken of the previous page.
+	PageToken     string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListGroupsRequest) Reset() {
+	*x = ListGroupsRequest{}
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListGroupsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListGroupsRequest) ProtoMessage() {}
+
+func (x *ListGroupsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListGroupsRequest.ProtoReflect.Descriptor instead.
+func (*ListGroupsRequest) Descriptor() ([]byte, []int) {
+	return file_toolfailure_v1_failure_service_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ListGroupsRequest) GetFilter() *GroupFilter {
+	if x != nil {
+		return x.Filter
+	}
+	return nil
+}
+
+func (x *ListGroupsRequest) GetOrderBy() string {
+	if x != nil {
+		return x.OrderBy
+	}
+	return ""
+}
+
+func (x *ListGroupsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListGroupsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// Group is one problem: the records of a window that share a fingerprint.
+type Group struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Fingerprint string                 `protobuf:"bytes,1,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
+	Tool        string                 `protobuf:"bytes,2,opt,name=tool,proto3" json:"tool,omitempty"`
+	// The class, code and rule of the group's most recent record.
+	Class Class  `protobuf:"varint,3,opt,name=class,proto3,enum=toolfailure.v1.Class" json:"class,omitempty"`
+	Code  string `protobuf:"bytes,4,opt,name=code,proto3" json:"code,omitempty"`
+	// The rule that decided the most recent record; empty for the default.
+	RuleId string `protobuf:"bytes,5,opt,name=rule_id,json=ruleId,proto3" json:"rule_id,omitempty"`
+	// The message template with placeholders such as <num>, <uuid>, <host>.
+	Template  string                 `protobuf:"bytes,6,opt,name=template,proto3" json:"template,omitempty"`
+	Count     int64                  `protobuf:"varint,7,opt,name=count,proto3" json:"count,omitempty"`
+	FirstSeen *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=first_seen,json=firstSeen,proto3" json:"first_seen,omitempty"`
+	LastSeen  *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=last_seen,json=lastSeen,proto3" json:"last_seen,omitempty"`
+	// The correlation ID of the group's most recent record.
+	SampleCorrelationId string `protobuf:"bytes,10,opt,name=sample_correlation_id,json=sampleCorrelationId,proto3" json:"sample_correlation_id,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *Group) Reset() {
+	*x = Group{}
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Group) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Group) ProtoMessage() {}
+
+func (x *Group) ProtoReflect() protoreflect.Message {
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Group.ProtoReflect.Descriptor instead.
+func (*Group) Descriptor() ([]byte, []int) {
+	return file_toolfailure_v1_failure_service_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *Group) GetFingerprint() string {
+	if x != nil {
+		return x.Fingerprint
+	}
+	return ""
+}
+
+func (x *Group) GetTool() string {
+	if x != nil {
+		return x.Tool
+	}
+	return ""
+}
+
+func (x *Group) GetClass() Class {
+	if x != nil {
+		return x.Class
+	}
+	return Class_CLASS_UNSPECIFIED
+}
+
+func (x *Group) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *Group) GetRuleId() string {
+	if x != nil {
+		return x.RuleId
+	}
+	return ""
+}
+
+func (x *Group) GetTemplate() string {
+	if x != nil {
+		return x.Template
+	}
+	return ""
+}
+
+func (x *Group) GetCount() int64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *Group) GetFirstSeen() *timestamppb.Timestamp {
+	if x != nil {
+		return x.FirstSeen
+	}
+	return nil
+}
+
+func (x *Group) GetLastSeen() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastSeen
+	}
+	return nil
+}
+
+func (x *Group) GetSampleCorrelationId() string {
+	if x != nil {
+		return x.SampleCorrelationId
+	}
+	return ""
+}
+
+type ListGroupsResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Groups []*Group               `protobuf:"bytes,1,rep,name=groups,proto3" json:"groups,omitempty"`
+	// Empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListGroupsResponse) Reset() {
+	*x = ListGroupsResponse{}
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListGroupsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListGroupsResponse) ProtoMessage() {}
+
+func (x *ListGroupsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListGroupsResponse.ProtoReflect.Descriptor instead.
+func (*ListGroupsResponse) Descriptor() ([]byte, []int) {
+	return file_toolfailure_v1_failure_service_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ListGroupsResponse) GetGroups() []*Group {
+	if x != nil {
+		return x.Groups
+	}
+	return nil
+}
+
+func (x *ListGroupsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+type GetGroupRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 16 lower-case hex characters.
+	Fingerprint string `protobuf:"bytes,1,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
+	// The window, as in GroupFilter; default the last 24 hours.
+	Since         *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=since,proto3" json:"since,omitempty"`
+	Until         *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=until,proto3" json:"until,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetGroupRequest) Reset() {
+	*x = GetGroupRequest{}
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGroupRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGroupRequest) ProtoMessage() {}
+
+func (x *GetGroupRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGroupRequest.ProtoReflect.Descriptor instead.
+func (*GetGroupRequest) Descriptor() ([]byte, []int) {
+	return file_toolfailure_v1_failure_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *GetGroupRequest) GetFingerprint() string {
+	if x != nil {
+		return x.Fingerprint
+	}
+	return ""
+}
+
+func (x *GetGroupRequest) GetSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Since
+	}
+	return nil
+}
+
+func (x *GetGroupRequest) GetUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Until
+	}
+	return nil
+}
+
+type GetGroupResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Group *Group                 `protobuf:"bytes,1,opt,name=group,proto3" json:"group,omitempty"`
+	// The group's most recent records in the window, newest first.
+	Recent        []*Failure `protobuf:"bytes,2,rep,name=recent,proto3" json:"recent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetGroupResponse) Reset() {
+	*x = GetGroupResponse{}
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGroupResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGroupResponse) ProtoMessage() {}
+
+func (x *GetGroupResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGroupResponse.ProtoReflect.Descriptor instead.
+func (*GetGroupResponse) Descriptor() ([]byte, []int) {
+	return file_toolfailure_v1_failure_service_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *GetGroupResponse) GetGroup() *Group {
+	if x != nil {
+		return x.Group
+	}
+	return nil
+}
+
+func (x *GetGroupResponse) GetRecent() []*Failure {
+	if x != nil {
+		return x.Recent
+	}
+	return nil
+}
+
 var File_toolfailure_v1_failure_service_proto protoreflect.FileDescriptor
 
 const file_toolfailure_v1_failure_service_proto_rawDesc = "" +
@@ -494,7 +957,7 @@ const file_toolfailure_v1_failure_service_proto_rawDesc = "" +
 	"\x11GetFailureRequest\x120\n" +
 	"\x0ecorrelation_id\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01(@R\rcorrelationId\"G\n" +
 	"\x12GetFailureResponse\x121\n" +
-	"\afailure\x18\x01 \x01(\v2\x17.toolfailure.v1.FailureR\afailure\"\xe0\x05\n" +
+	"\afailure\x18\x01 \x01(\v2\x17.toolfailure.v1.FailureR\afailure\"\x82\x06\n" +
 	"\aFailure\x12%\n" +
 	"\x0ecorrelation_id\x18\x01 \x01(\tR\rcorrelationId\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x16\n" +
@@ -516,7 +979,8 @@ const file_toolfailure_v1_failure_service_proto_rawDesc = "" +
 	"occurredAt\x12J\n" +
 	"\x10tool_annotations\x18\x10 \x01(\v2\x1f.toolfailure.v1.ToolAnnotationsR\x0ftoolAnnotations\x12\x1b\n" +
 	"\ttrace_url\x18\x11 \x01(\tR\btraceUrl\x125\n" +
-	"\x06shadow\x18\x12 \x03(\v2\x1d.toolfailure.v1.ShadowOutcomeR\x06shadow\"\x87\x01\n" +
+	"\x06shadow\x18\x12 \x03(\v2\x1d.toolfailure.v1.ShadowOutcomeR\x06shadow\x12 \n" +
+	"\vfingerprint\x18\x13 \x01(\tR\vfingerprint\"\x87\x01\n" +
 	"\rShadowOutcome\x12\x17\n" +
 	"\arule_id\x18\x01 \x01(\tR\x06ruleId\x12+\n" +
 	"\x05class\x18\x02 \x01(\x0e2\x15.toolfailure.v1.ClassR\x05class\x12\x12\n" +
@@ -530,11 +994,53 @@ const file_toolfailure_v1_failure_service_proto_rawDesc = "" +
 	"page_token\x18\x03 \x01(\tB\b\xbaH\x05r\x03(\x80\x02R\tpageToken\"s\n" +
 	"\x14ListFailuresResponse\x123\n" +
 	"\bfailures\x18\x01 \x03(\v2\x17.toolfailure.v1.FailureR\bfailures\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken2\xca\x01\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xcc\x02\n" +
+	"\vGroupFilter\x12\x1c\n" +
+	"\x04tool\x18\x01 \x01(\tB\b\xbaH\x05r\x03(\x80\x02R\x04tool\x12y\n" +
+	"\x05class\x18\x02 \x01(\tBc\xbaH`r^R\x00R\n" +
+	"capabilityR\vreliabilityR\n" +
+	"governanceR\x10CLASS_CAPABILITYR\x11CLASS_RELIABILITYR\x10CLASS_GOVERNANCER\x05class\x12\x1c\n" +
+	"\x04code\x18\x03 \x01(\tB\b\xbaH\x05r\x03(\x80\x01R\x04code\x120\n" +
+	"\x05since\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x120\n" +
+	"\x05until\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x05until\x12\"\n" +
+	"\funclassified\x18\x06 \x01(\bR\funclassified\"\xd0\x01\n" +
+	"\x11ListGroupsRequest\x123\n" +
+	"\x06filter\x18\x01 \x01(\v2\x1b.toolfailure.v1.GroupFilterR\x06filter\x124\n" +
+	"\border_by\x18\x02 \x01(\tB\x19\xbaH\x16r\x14R\x00R\x05countR\tlast_seenR\aorderBy\x12'\n" +
+	"\tpage_size\x18\x03 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\xe8\a(\x00R\bpageSize\x12'\n" +
+	"\n" +
+	"page_token\x18\x04 \x01(\tB\b\xbaH\x05r\x03(\x80\x02R\tpageToken\"\xf1\x02\n" +
+	"\x05Group\x12 \n" +
+	"\vfingerprint\x18\x01 \x01(\tR\vfingerprint\x12\x12\n" +
+	"\x04tool\x18\x02 \x01(\tR\x04tool\x12+\n" +
+	"\x05class\x18\x03 \x01(\x0e2\x15.toolfailure.v1.ClassR\x05class\x12\x12\n" +
+	"\x04code\x18\x04 \x01(\tR\x04code\x12\x17\n" +
+	"\arule_id\x18\x05 \x01(\tR\x06ruleId\x12\x1a\n" +
+	"\btemplate\x18\x06 \x01(\tR\btemplate\x12\x14\n" +
+	"\x05count\x18\a \x01(\x03R\x05count\x129\n" +
+	"\n" +
+	"first_seen\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tfirstSeen\x127\n" +
+	"\tlast_seen\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\blastSeen\x122\n" +
+	"\x15sample_correlation_id\x18\n" +
+	" \x01(\tR\x13sampleCorrelationId\"k\n" +
+	"\x12ListGroupsResponse\x12-\n" +
+	"\x06groups\x18\x01 \x03(\v2\x15.toolfailure.v1.GroupR\x06groups\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xa2\x01\n" +
+	"\x0fGetGroupRequest\x12+\n" +
+	"\vfingerprint\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01(@R\vfingerprint\x120\n" +
+	"\x05since\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x120\n" +
+	"\x05until\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x05until\"p\n" +
+	"\x10GetGroupResponse\x12+\n" +
+	"\x05group\x18\x01 \x01(\v2\x15.toolfailure.v1.GroupR\x05group\x12/\n" +
+	"\x06recent\x18\x02 \x03(\v2\x17.toolfailure.v1.FailureR\x06recent2\xf8\x02\n" +
 	"\x0eFailureService\x12X\n" +
 	"\n" +
 	"GetFailure\x12!.toolfailure.v1.GetFailureRequest\x1a\".toolfailure.v1.GetFailureResponse\"\x03\x90\x02\x01\x12^\n" +
-	"\fListFailures\x12#.toolfailure.v1.ListFailuresRequest\x1a$.toolfailure.v1.ListFailuresResponse\"\x03\x90\x02\x01B>Z<github.com/omcp/toolfailure/gen/toolfailure/v1;toolfailurev1b\x06proto3"
+	"\fListFailures\x12#.toolfailure.v1.ListFailuresRequest\x1a$.toolfailure.v1.ListFailuresResponse\"\x03\x90\x02\x01\x12X\n" +
+	"\n" +
+	"ListGroups\x12!.toolfailure.v1.ListGroupsRequest\x1a\".toolfailure.v1.ListGroupsResponse\"\x03\x90\x02\x01\x12R\n" +
+	"\bGetGroup\x12\x1f.toolfailure.v1.GetGroupRequest\x1a .toolfailure.v1.GetGroupResponse\"\x03\x90\x02\x01B>Z<github.com/omcp/toolfailure/gen/toolfailure/v1;toolfailurev1b\x06proto3"
 
 var (
 	file_toolfailure_v1_failure_service_proto_rawDescOnce sync.Once
@@ -548,7 +1054,7 @@ func file_toolfailure_v1_failure_service_proto_rawDescGZIP() []byte {
 	return file_toolfailure_v1_failure_service_proto_rawDescData
 }
 
-var file_toolfailure_v1_failure_service_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_toolfailure_v1_failure_service_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_toolfailure_v1_failure_service_proto_goTypes = []any{
 	(*GetFailureRequest)(nil),     // 0: toolfailure.v1.GetFailureRequest
 	(*GetFailureResponse)(nil),    // 1: toolfailure.v1.GetFailureResponse
@@ -556,33 +1062,54 @@ var file_toolfailure_v1_failure_service_proto_goTypes = []any{
 	(*ShadowOutcome)(nil),         // 3: toolfailure.v1.ShadowOutcome
 	(*ListFailuresRequest)(nil),   // 4: toolfailure.v1.ListFailuresRequest
 	(*ListFailuresResponse)(nil),  // 5: toolfailure.v1.ListFailuresResponse
-	(Class)(0),                    // 6: toolfailure.v1.Class
-	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
-	(*RawError)(nil),              // 8: toolfailure.v1.RawError
-	(*ToolAnnotations)(nil),       // 9: toolfailure.v1.ToolAnnotations
-	(*FailureFilter)(nil),         // 10: toolfailure.v1.FailureFilter
+	(*GroupFilter)(nil),           // 6: toolfailure.v1.GroupFilter
+	(*ListGroupsRequest)(nil),     // 7: toolfailure.v1.ListGroupsRequest
+	(*Group)(nil),                 // 8: toolfailure.v1.Group
+	(*ListGroupsResponse)(nil),    // 9: toolfailure.v1.ListGroupsResponse
+	(*GetGroupRequest)(nil),       // 10: toolfailure.v1.GetGroupRequest
+	(*GetGroupResponse)(nil),      // 11: toolfailure.v1.GetGroupResponse
+	(Class)(0),                    // 12: toolfailure.v1.Class
+	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
+	(*RawError)(nil),              // 14: toolfailure.v1.RawError
+	(*ToolAnnotations)(nil),       // 15: toolfailure.v1.ToolAnnotations
+	(*FailureFilter)(nil),         // 16: toolfailure.v1.FailureFilter
 }
 var file_toolfailure_v1_failure_service_proto_depIdxs = []int32{
 	2,  // 0: toolfailure.v1.GetFailureResponse.failure:type_name -> toolfailure.v1.Failure
-	6,  // 1: toolfailure.v1.Failure.class:type_name -> toolfailure.v1.Class
-	7,  // 2: toolfailure.v1.Failure.retry_not_before:type_name -> google.protobuf.Timestamp
-	8,  // 3: toolfailure.v1.Failure.error:type_name -> toolfailure.v1.RawError
-	7,  // 4: toolfailure.v1.Failure.created_at:type_name -> google.protobuf.Timestamp
-	7,  // 5: toolfailure.v1.Failure.occurred_at:type_name -> google.protobuf.Timestamp
-	9,  // 6: toolfailure.v1.Failure.tool_annotations:type_name -> toolfailure.v1.ToolAnnotations
+	12, // 1: toolfailure.v1.Failure.class:type_name -> toolfailure.v1.Class
+	13, // 2: toolfailure.v1.Failure.retry_not_before:type_name -> google.protobuf.Timestamp
+	14, // 3: toolfailure.v1.Failure.error:type_name -> toolfailure.v1.RawError
+	13, // 4: toolfailure.v1.Failure.created_at:type_name -> google.protobuf.Timestamp
+	13, // 5: toolfailure.v1.Failure.occurred_at:type_name -> google.protobuf.Timestamp
+	15, // 6: toolfailure.v1.Failure.tool_annotations:type_name -> toolfailure.v1.ToolAnnotations
 	3,  // 7: toolfailure.v1.Failure.shadow:type_name -> toolfailure.v1.ShadowOutcome
-	6,  // 8: toolfailure.v1.ShadowOutcome.class:type_name -> toolfailure.v1.Class
-	10, // 9: toolfailure.v1.ListFailuresRequest.filter:type_name -> toolfailure.v1.FailureFilter
+	12, // 8: toolfailure.v1.ShadowOutcome.class:type_name -> toolfailure.v1.Class
+	16, // 9: toolfailure.v1.ListFailuresRequest.filter:type_name -> toolfailure.v1.FailureFilter
 	2,  // 10: toolfailure.v1.ListFailuresResponse.failures:type_name -> toolfailure.v1.Failure
-	0,  // 11: toolfailure.v1.FailureService.GetFailure:input_type -> toolfailure.v1.GetFailureRequest
-	4,  // 12: toolfailure.v1.FailureService.ListFailures:input_type -> toolfailure.v1.ListFailuresRequest
-	1,  // 13: toolfailure.v1.FailureService.GetFailure:output_type -> toolfailure.v1.GetFailureResponse
-	5,  // 14: toolfailure.v1.FailureService.ListFailures:output_type -> toolfailure.v1.ListFailuresResponse
-	13, // [13:15] is the sub-list for method output_type
-	11, // [11:13] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	13, // 11: toolfailure.v1.GroupFilter.since:type_name -> google.protobuf.Timestamp
+	13, // 12: toolfailure.v1.GroupFilter.until:type_name -> google.protobuf.Timestamp
+	6,  // 13: toolfailure.v1.ListGroupsRequest.filter:type_name -> toolfailure.v1.GroupFilter
+	12, // 14: toolfailure.v1.Group.class:type_name -> toolfailure.v1.Class
+	13, // 15: toolfailure.v1.Group.first_seen:type_name -> google.protobuf.Timestamp
+	13, // 16: toolfailure.v1.Group.last_seen:type_name -> google.protobuf.Timestamp
+	8,  // 17: toolfailure.v1.ListGroupsResponse.groups:type_name -> toolfailure.v1.Group
+	13, // 18: toolfailure.v1.GetGroupRequest.since:type_name -> google.protobuf.Timestamp
+	13, // 19: toolfailure.v1.GetGroupRequest.until:type_name -> google.protobuf.Timestamp
+	8,  // 20: toolfailure.v1.GetGroupResponse.group:type_name -> toolfailure.v1.Group
+	2,  // 21: toolfailure.v1.GetGroupResponse.recent:type_name -> toolfailure.v1.Failure
+	0,  // 22: toolfailure.v1.FailureService.GetFailure:input_type -> toolfailure.v1.GetFailureRequest
+	4,  // 23: toolfailure.v1.FailureService.ListFailures:input_type -> toolfailure.v1.ListFailuresRequest
+	7,  // 24: toolfailure.v1.FailureService.ListGroups:input_type -> toolfailure.v1.ListGroupsRequest
+	10, // 25: toolfailure.v1.FailureService.GetGroup:input_type -> toolfailure.v1.GetGroupRequest
+	1,  // 26: toolfailure.v1.FailureService.GetFailure:output_type -> toolfailure.v1.GetFailureResponse
+	5,  // 27: toolfailure.v1.FailureService.ListFailures:output_type -> toolfailure.v1.ListFailuresResponse
+	9,  // 28: toolfailure.v1.FailureService.ListGroups:output_type -> toolfailure.v1.ListGroupsResponse
+	11, // 29: toolfailure.v1.FailureService.GetGroup:output_type -> toolfailure.v1.GetGroupResponse
+	26, // [26:30] is the sub-list for method output_type
+	22, // [22:26] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_toolfailure_v1_failure_service_proto_init() }
@@ -597,7 +1124,7 @@ func file_toolfailure_v1_failure_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolfailure_v1_failure_service_proto_rawDesc), len(file_toolfailure_v1_failure_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

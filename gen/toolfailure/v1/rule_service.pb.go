@@ -879,6 +879,106 @@ func (x *ReplaceRulesResponse) GetChanges() []*RuleChange {
 	return nil
 }
 
+type SuggestRuleRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A group's fingerprint: 16 lower-case hex characters.
+	Fingerprint   string `protobuf:"bytes,1,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SuggestRuleRequest) Reset() {
+	*x = SuggestRuleRequest{}
+	mi := &file_toolfailure_v1_rule_service_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SuggestRuleRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SuggestRuleRequest) ProtoMessage() {}
+
+func (x *SuggestRuleRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolfailure_v1_rule_service_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SuggestRuleRequest.ProtoReflect.Descriptor instead.
+func (*SuggestRuleRequest) Descriptor() ([]byte, []int) {
+	return file_toolfailure_v1_rule_service_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *SuggestRuleRequest) GetFingerprint() string {
+	if x != nil {
+		return x.Fingerprint
+	}
+	return ""
+}
+
+type SuggestRuleResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A draft in mode shadow that CreateRule and "rules apply" accept as is.
+	Rule *Rule `protobuf:"bytes,1,opt,name=rule,proto3" json:"rule,omitempty"`
+	// Why these shortcuts and this outcome, and what else the rule would
+	// match among the tenant's recent records.
+	Explanation   string `protobuf:"bytes,2,opt,name=explanation,proto3" json:"explanation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SuggestRuleResponse) Reset() {
+	*x = SuggestRuleResponse{}
+	mi := &file_toolfailure_v1_rule_service_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SuggestRuleResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SuggestRuleResponse) ProtoMessage() {}
+
+func (x *SuggestRuleResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolfailure_v1_rule_service_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SuggestRuleResponse.ProtoReflect.Descriptor instead.
+func (*SuggestRuleResponse) Descriptor() ([]byte, []int) {
+	return file_toolfailure_v1_rule_service_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *SuggestRuleResponse) GetRule() *Rule {
+	if x != nil {
+		return x.Rule
+	}
+	return nil
+}
+
+func (x *SuggestRuleResponse) GetExplanation() string {
+	if x != nil {
+		return x.Explanation
+	}
+	return ""
+}
+
 var File_toolfailure_v1_rule_service_proto protoreflect.FileDescriptor
 
 const file_toolfailure_v1_rule_service_proto_rawDesc = "" +
@@ -945,7 +1045,12 @@ const file_toolfailure_v1_rule_service_proto_rawDesc = "" +
 	"\x06change\x18\x02 \x01(\tR\x06change\"f\n" +
 	"\x14ReplaceRulesResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x03R\aversion\x124\n" +
-	"\achanges\x18\x02 \x03(\v2\x1a.toolfailure.v1.RuleChangeR\achanges2\x97\x04\n" +
+	"\achanges\x18\x02 \x03(\v2\x1a.toolfailure.v1.RuleChangeR\achanges\"A\n" +
+	"\x12SuggestRuleRequest\x12+\n" +
+	"\vfingerprint\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01(@R\vfingerprint\"a\n" +
+	"\x13SuggestRuleResponse\x12(\n" +
+	"\x04rule\x18\x01 \x01(\v2\x14.toolfailure.v1.RuleR\x04rule\x12 \n" +
+	"\vexplanation\x18\x02 \x01(\tR\vexplanation2\xf4\x04\n" +
 	"\vRuleService\x12U\n" +
 	"\n" +
 	"CreateRule\x12!.toolfailure.v1.CreateRuleRequest\x1a\".toolfailure.v1.CreateRuleResponse\"\x00\x12O\n" +
@@ -955,7 +1060,8 @@ const file_toolfailure_v1_rule_service_proto_rawDesc = "" +
 	"\n" +
 	"DeleteRule\x12!.toolfailure.v1.DeleteRuleRequest\x1a\".toolfailure.v1.DeleteRuleResponse\"\x00\x12U\n" +
 	"\tListRules\x12 .toolfailure.v1.ListRulesRequest\x1a!.toolfailure.v1.ListRulesResponse\"\x03\x90\x02\x01\x12[\n" +
-	"\fReplaceRules\x12#.toolfailure.v1.ReplaceRulesRequest\x1a$.toolfailure.v1.ReplaceRulesResponse\"\x00B>Z<github.com/omcp/toolfailure/gen/toolfailure/v1;toolfailurev1b\x06proto3"
+	"\fReplaceRules\x12#.toolfailure.v1.ReplaceRulesRequest\x1a$.toolfailure.v1.ReplaceRulesResponse\"\x00\x12[\n" +
+	"\vSuggestRule\x12\".toolfailure.v1.SuggestRuleRequest\x1a#.toolfailure.v1.SuggestRuleResponse\"\x03\x90\x02\x01B>Z<github.com/omcp/toolfailure/gen/toolfailure/v1;toolfailurev1b\x06proto3"
 
 var (
 	file_toolfailure_v1_rule_service_proto_rawDescOnce sync.Once
@@ -969,7 +1075,7 @@ func file_toolfailure_v1_rule_service_proto_rawDescGZIP() []byte {
 	return file_toolfailure_v1_rule_service_proto_rawDescData
 }
 
-var file_toolfailure_v1_rule_service_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_toolfailure_v1_rule_service_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_toolfailure_v1_rule_service_proto_goTypes = []any{
 	(*Rule)(nil),                  // 0: toolfailure.v1.Rule
 	(*RuleOutcome)(nil),           // 1: toolfailure.v1.RuleOutcome
@@ -986,11 +1092,13 @@ var file_toolfailure_v1_rule_service_proto_goTypes = []any{
 	(*ReplaceRulesRequest)(nil),   // 12: toolfailure.v1.ReplaceRulesRequest
 	(*RuleChange)(nil),            // 13: toolfailure.v1.RuleChange
 	(*ReplaceRulesResponse)(nil),  // 14: toolfailure.v1.ReplaceRulesResponse
-	(*timestamppb.Timestamp)(nil), // 15: google.protobuf.Timestamp
+	(*SuggestRuleRequest)(nil),    // 15: toolfailure.v1.SuggestRuleRequest
+	(*SuggestRuleResponse)(nil),   // 16: toolfailure.v1.SuggestRuleResponse
+	(*timestamppb.Timestamp)(nil), // 17: google.protobuf.Timestamp
 }
 var file_toolfailure_v1_rule_service_proto_depIdxs = []int32{
 	1,  // 0: toolfailure.v1.Rule.then:type_name -> toolfailure.v1.RuleOutcome
-	15, // 1: toolfailure.v1.Rule.update_time:type_name -> google.protobuf.Timestamp
+	17, // 1: toolfailure.v1.Rule.update_time:type_name -> google.protobuf.Timestamp
 	0,  // 2: toolfailure.v1.CreateRuleRequest.rule:type_name -> toolfailure.v1.Rule
 	0,  // 3: toolfailure.v1.CreateRuleResponse.rule:type_name -> toolfailure.v1.Rule
 	0,  // 4: toolfailure.v1.GetRuleResponse.rule:type_name -> toolfailure.v1.Rule
@@ -999,23 +1107,26 @@ var file_toolfailure_v1_rule_service_proto_depIdxs = []int32{
 	0,  // 7: toolfailure.v1.ListRulesResponse.rules:type_name -> toolfailure.v1.Rule
 	0,  // 8: toolfailure.v1.ReplaceRulesRequest.rules:type_name -> toolfailure.v1.Rule
 	13, // 9: toolfailure.v1.ReplaceRulesResponse.changes:type_name -> toolfailure.v1.RuleChange
-	2,  // 10: toolfailure.v1.RuleService.CreateRule:input_type -> toolfailure.v1.CreateRuleRequest
-	4,  // 11: toolfailure.v1.RuleService.GetRule:input_type -> toolfailure.v1.GetRuleRequest
-	6,  // 12: toolfailure.v1.RuleService.UpdateRule:input_type -> toolfailure.v1.UpdateRuleRequest
-	8,  // 13: toolfailure.v1.RuleService.DeleteRule:input_type -> toolfailure.v1.DeleteRuleRequest
-	10, // 14: toolfailure.v1.RuleService.ListRules:input_type -> toolfailure.v1.ListRulesRequest
-	12, // 15: toolfailure.v1.RuleService.ReplaceRules:input_type -> toolfailure.v1.ReplaceRulesRequest
-	3,  // 16: toolfailure.v1.RuleService.CreateRule:output_type -> toolfailure.v1.CreateRuleResponse
-	5,  // 17: toolfailure.v1.RuleService.GetRule:output_type -> toolfailure.v1.GetRuleResponse
-	7,  // 18: toolfailure.v1.RuleService.UpdateRule:output_type -> toolfailure.v1.UpdateRuleResponse
-	9,  // 19: toolfailure.v1.RuleService.DeleteRule:output_type -> toolfailure.v1.DeleteRuleResponse
-	11, // 20: toolfailure.v1.RuleService.ListRules:output_type -> toolfailure.v1.ListRulesResponse
-	14, // 21: toolfailure.v1.RuleService.ReplaceRules:output_type -> toolfailure.v1.ReplaceRulesResponse
-	16, // [16:22] is the sub-list for method output_type
-	10, // [10:16] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	0,  // 10: toolfailure.v1.SuggestRuleResponse.rule:type_name -> toolfailure.v1.Rule
+	2,  // 11: toolfailure.v1.RuleService.CreateRule:input_type -> toolfailure.v1.CreateRuleRequest
+	4,  // 12: toolfailure.v1.RuleService.GetRule:input_type -> toolfailure.v1.GetRuleRequest
+	6,  // 13: toolfailure.v1.RuleService.UpdateRule:input_type -> toolfailure.v1.UpdateRuleRequest
+	8,  // 14: toolfailure.v1.RuleService.DeleteRule:input_type -> toolfailure.v1.DeleteRuleRequest
+	10, // 15: toolfailure.v1.RuleService.ListRules:input_type -> toolfailure.v1.ListRulesRequest
+	12, // 16: toolfailure.v1.RuleService.ReplaceRules:input_type -> toolfailure.v1.ReplaceRulesRequest
+	15, // 17: toolfailure.v1.RuleService.SuggestRule:input_type -> toolfailure.v1.SuggestRuleRequest
+	3,  // 18: toolfailure.v1.RuleService.CreateRule:output_type -> toolfailure.v1.CreateRuleResponse
+	5,  // 19: toolfailure.v1.RuleService.GetRule:output_type -> toolfailure.v1.GetRuleResponse
+	7,  // 20: toolfailure.v1.RuleService.UpdateRule:output_type -> toolfailure.v1.UpdateRuleResponse
+	9,  // 21: toolfailure.v1.RuleService.DeleteRule:output_type -> toolfailure.v1.DeleteRuleResponse
+	11, // 22: toolfailure.v1.RuleService.ListRules:output_type -> toolfailure.v1.ListRulesResponse
+	14, // 23: toolfailure.v1.RuleService.ReplaceRules:output_type -> toolfailure.v1.ReplaceRulesResponse
+	16, // 24: toolfailure.v1.RuleService.SuggestRule:output_type -> toolfailure.v1.SuggestRuleResponse
+	18, // [18:25] is the sub-list for method output_type
+	11, // [11:18] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_toolfailure_v1_rule_service_proto_init() }
@@ -1031,7 +1142,7 @@ func file_toolfailure_v1_rule_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolfailure_v1_rule_service_proto_rawDesc), len(file_toolfailure_v1_rule_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -29,6 +29,10 @@ const (
 	// FailureServiceListFailuresProcedure is the procedure name of the FailureService's ListFailures
 	// RPC.
 	FailureServiceListFailuresProcedure = "/toolfailure.v1.FailureService/ListFailures"
+	// FailureServiceListGroupsProcedure is the procedure name of the FailureService's ListGroups RPC.
+	FailureServiceListGroupsProcedure = "/toolfailure.v1.FailureService/ListGroups"
+	// FailureServiceGetGroupProcedure is the procedure name of the FailureService's GetGroup RPC.
+	FailureServiceGetGroupProcedure = "/toolfailure.v1.FailureService/GetGroup"
 )
 
 var (
@@ -48,6 +52,22 @@ var (
 			IdempotencyLevel: connect.IdempotencyNoSideEffects,
 		}
 	})
+	failureServiceListGroupsSpec = sync.OnceValue(func() connect.Spec {
+		return connect.Spec{
+			StreamType:       connect.StreamTypeUnary,
+			Schema:           v1.File_toolfailure_v1_failure_service_proto.Services().ByName("FailureService").Methods().ByName("ListGroups"),
+			Procedure:        FailureServiceListGroupsProcedure,
+			IdempotencyLevel: connect.IdempotencyNoSideEffects,
+		}
+	})
+	failureServiceGetGroupSpec = sync.OnceValue(func() connect.Spec {
+		return connect.Spec{
+			StreamType:       connect.StreamTypeUnary,
+			Schema:           v1.File_toolfailure_v1_failure_service_proto.Services().ByName("FailureService").Methods().ByName("GetGroup"),
+			Procedure:        FailureServiceGetGroupProcedure,
+			IdempotencyLevel: connect.IdempotencyNoSideEffects,
+		}
+	})
 )
 
 // FailureServiceClient is a client for the toolfailure.v1.FailureService service.
@@ -58,6 +78,12 @@ type FailureServiceClient interface {
 	GetFailure(context.Context, *v1.GetFailureRequest) (*v1.GetFailureResponse, error)
 	// ListFailures returns records newest first, one page at a time.
 	ListFailures(context.Context, *v1.ListFailuresRequest) (*v1.ListFailuresResponse, error)
+	// ListGroups groups the records of a time window (default the last 24
+	// hours) by fingerprint, most frequent first.
+	ListGroups(context.Context, *v1.ListGroupsRequest) (*v1.ListGroupsResponse, error)
+	// GetGroup returns one group and its most recent records. An unknown
+	// fingerprint, or one of another tenant, is not_found.
+	GetGroup(context.Context, *v1.GetGroupRequest) (*v1.GetGroupResponse, error)
 }
 
 // NewFailureServiceClient constructs a client for the toolfailure.v1.FailureService service.
@@ -74,6 +100,12 @@ type FailureServiceHandler interface {
 	GetFailure(context.Context, *v1.GetFailureRequest) (*v1.GetFailureResponse, error)
 	// ListFailures returns records newest first, one page at a time.
 	ListFailures(context.Context, *v1.ListFailuresRequest) (*v1.ListFailuresResponse, error)
+	// ListGroups groups the records of a time window (default the last 24
+	// hours) by fingerprint, most frequent first.
+	ListGroups(context.Context, *v1.ListGroupsRequest) (*v1.ListGroupsResponse, error)
+	// GetGroup returns one group and its most recent records. An unknown
+	// fingerprint, or one of another tenant, is not_found.
+	GetGroup(context.Context, *v1.GetGroupRequest) (*v1.GetGroupResponse, error)
 }
 
 // RegisterFailureServiceHandler registers svc as the toolfailure.v1.FailureService implementation
@@ -83,6 +115,8 @@ func RegisterFailureServiceHandler(server *connect.Server, svc FailureServiceHan
 	server.Register(
 		connect.Method{Spec: failureServiceGetFailureSpec(), Handler: adapter.getFailure},
 		connect.Method{Spec: failureServiceListFailuresSpec(), Handler: adapter.listFailures},
+		connect.Method{Spec: failureServiceListGroupsSpec(), Handler: adapter.listGroups},
+		connect.Method{Spec: failureServiceGetGroupSpec(), Handler: adapter.getGroup},
 	)
 }
 
@@ -95,6 +129,14 @@ func (UnimplementedFailureServiceHandler) GetFailure(context.Context, *v1.GetFai
 
 func (UnimplementedFailureServiceHandler) ListFailures(context.Context, *v1.ListFailuresRequest) (*v1.ListFailuresResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, "toolfailure.v1.FailureService.ListFailures is not implemented")
+}
+
+func (UnimplementedFailureServiceHandler) ListGroups(context.Context, *v1.ListGroupsRequest) (*v1.ListGroupsResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, "toolfailure.v1.FailureService.ListGroups is not implemented")
+}
+
+func (UnimplementedFailureServiceHandler) GetGroup(context.Context, *v1.GetGroupRequest) (*v1.GetGroupResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, "toolfailure.v1.FailureService.GetGroup is not implemented")
 }
 
 type failureServiceClient struct {
@@ -112,6 +154,22 @@ func (c *failureServiceClient) GetFailure(ctx context.Context, req *v1.GetFailur
 func (c *failureServiceClient) ListFailures(ctx context.Context, req *v1.ListFailuresRequest) (*v1.ListFailuresResponse, error) {
 	var res v1.ListFailuresResponse
 	if err := c.client.CallUnary(ctx, failureServiceListFailuresSpec(), req, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+func (c *failureServiceClient) ListGroups(ctx context.Context, req *v1.ListGroupsRequest) (*v1.ListGroupsResponse, error) {
+	var res v1.ListGroupsResponse
+	if err := c.client.CallUnary(ctx, failureServiceListGroupsSpec(), req, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+func (c *failureServiceClient) GetGroup(ctx context.Context, req *v1.GetGroupRequest) (*v1.GetGroupResponse, error) {
+	var res v1.GetGroupResponse
+	if err := c.client.CallUnary(ctx, failureServiceGetGroupSpec(), req, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -137,6 +195,30 @@ func (h failureServiceHandler) listFailures(ctx context.Context, _ connect.Spec,
 		return err
 	}
 	res, err := h.svc.ListFailures(ctx, &req)
+	if err != nil {
+		return err
+	}
+	return stream.Send(res)
+}
+
+func (h failureServiceHandler) listGroups(ctx context.Context, _ connect.Spec, stream connect.ServerStream) error {
+	var req v1.ListGroupsRequest
+	if err := stream.Receive(&req); err != nil {
+		return err
+	}
+	res, err := h.svc.ListGroups(ctx, &req)
+	if err != nil {
+		return err
+	}
+	return stream.Send(res)
+}
+
+func (h failureServiceHandler) getGroup(ctx context.Context, _ connect.Spec, stream connect.ServerStream) error {
+	var req v1.GetGroupRequest
+	if err := stream.Receive(&req); err != nil {
+		return err
+	}
+	res, err := h.svc.GetGroup(ctx, &req)
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,8 @@ const (
 	RuleServiceListRulesProcedure = "/toolfailure.v1.RuleService/ListRules"
 	// RuleServiceReplaceRulesProcedure is the procedure name of the RuleService's ReplaceRules RPC.
 	RuleServiceReplaceRulesProcedure = "/toolfailure.v1.RuleService/ReplaceRules"
+	// RuleServiceSuggestRuleProcedure is the procedure name of the RuleService's SuggestRule RPC.
+	RuleServiceSuggestRuleProcedure = "/toolfailure.v1.RuleService/SuggestRule"
 )
 
 var (
@@ -83,6 +85,14 @@ var (
 			Procedure:  RuleServiceReplaceRulesProcedure,
 		}
 	})
+	ruleServiceSuggestRuleSpec = sync.OnceValue(func() connect.Spec {
+		return connect.Spec{
+			StreamType:       connect.StreamTypeUnary,
+			Schema:           v1.File_toolfailure_v1_rule_service_proto.Services().ByName("RuleService").Methods().ByName("SuggestRule"),
+			Procedure:        RuleServiceSuggestRuleProcedure,
+			IdempotencyLevel: connect.IdempotencyNoSideEffects,
+		}
+	})
 )
 
 // RuleServiceClient is a client for the toolfailure.v1.RuleService service.
@@ -95,6 +105,10 @@ type RuleServiceClient interface {
 	// ReplaceRules swaps the tenant's whole rule set atomically: every rule is
 	// compiled first, and one invalid rule changes nothing.
 	ReplaceRules(context.Context, *v1.ReplaceRulesRequest) (*v1.ReplaceRulesResponse, error)
+	// SuggestRule drafts a shadow-mode rule from a group of failures: the
+	// narrowest shortcuts that match the group's records, and a class and
+	// code proposed from the model. It changes nothing.
+	SuggestRule(context.Context, *v1.SuggestRuleRequest) (*v1.SuggestRuleResponse, error)
 }
 
 // NewRuleServiceClient constructs a client for the toolfailure.v1.RuleService service. Multiple
@@ -113,6 +127,10 @@ type RuleServiceHandler interface {
 	// ReplaceRules swaps the tenant's whole rule set atomically: every rule is
 	// compiled first, and one invalid rule changes nothing.
 	ReplaceRules(context.Context, *v1.ReplaceRulesRequest) (*v1.ReplaceRulesResponse, error)
+	// SuggestRule drafts a shadow-mode rule from a group of failures: the
+	// narrowest shortcuts that match the group's records, and a class and
+	// code proposed from the model. It changes nothing.
+	SuggestRule(context.Context, *v1.SuggestRuleRequest) (*v1.SuggestRuleResponse, error)
 }
 
 // RegisterRuleServiceHandler registers svc as the toolfailure.v1.RuleService implementation on
@@ -126,6 +144,7 @@ func RegisterRuleServiceHandler(server *connect.Server, svc RuleServiceHandler) 
 		connect.Method{Spec: ruleServiceDeleteRuleSpec(), Handler: adapter.deleteRule},
 		connect.Method{Spec: ruleServiceListRulesSpec(), Handler: adapter.listRules},
 		connect.Method{Spec: ruleServiceReplaceRulesSpec(), Handler: adapter.replaceRules},
+		connect.Method{Spec: ruleServiceSuggestRuleSpec(), Handler: adapter.suggestRule},
 	)
 }
 
@@ -154,6 +173,10 @@ func (UnimplementedRuleServiceHandler) ListRules(context.Context, *v1.ListRulesR
 
 func (UnimplementedRuleServiceHandler) ReplaceRules(context.Context, *v1.ReplaceRulesRequest) (*v1.ReplaceRulesResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, "toolfailure.v1.RuleService.ReplaceRules is not implemented")
+}
+
+func (UnimplementedRuleServiceHandler) SuggestRule(context.Context, *v1.SuggestRuleRequest) (*v1.SuggestRuleResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, "toolfailure.v1.RuleService.SuggestRule is not implemented")
 }
 
 type ruleServiceClient struct {
@@ -203,6 +226,14 @@ func (c *ruleServiceClient) ListRules(ctx context.Context, req *v1.ListRulesRequ
 func (c *ruleServiceClient) ReplaceRules(ctx context.Context, req *v1.ReplaceRulesRequest) (*v1.ReplaceRulesResponse, error) {
 	var res v1.ReplaceRulesResponse
 	if err := c.client.CallUnary(ctx, ruleServiceReplaceRulesSpec(), req, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+func (c *ruleServiceClient) SuggestRule(ctx context.Context, req *v1.SuggestRuleRequest) (*v1.SuggestRuleResponse, error) {
+	var res v1.SuggestRuleResponse
+	if err := c.client.CallUnary(ctx, ruleServiceSuggestRuleSpec(), req, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -276,6 +307,18 @@ func (h ruleServiceHandler) replaceRules(ctx context.Context, _ connect.Spec, st
 		return err
 	}
 	res, err := h.svc.ReplaceRules(ctx, &req)
+	if err != nil {
+		return err
+	}
+	return stream.Send(res)
+}
+
+func (h ruleServiceHandler) suggestRule(ctx context.Context, _ connect.Spec, stream connect.ServerStream) error {
+	var req v1.SuggestRuleRequest
+	if err := stream.Receive(&req); err != nil {
+		return err
+	}
+	res, err := h.svc.SuggestRule(ctx, &req)
 	if err != nil {
 		return err
 	}
