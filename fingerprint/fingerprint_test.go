@@ -121,18 +121,26 @@ func slots(r *rand.Rand) map[string]func() string {
 		return string(b)
 	}
 	return map[string]func() string{
-		"num":  func() string { return fmt.Sprint(r.IntN(1_000_000)) },
-		"big":  func() string { return pick(fmt.Sprint(r.IntN(9000)+1000), fmt.Sprintf("%d,%03d", r.IntN(90)+1, r.IntN(1000))) },
-		"dec":  func() string { return fmt.Sprintf("%.*f", r.IntN(3)+1, r.Float64()*1000) },
-		"dur":  func() string { return pick(fmt.Sprintf("%ds", r.IntN(120)+1), fmt.Sprintf("%dms", r.IntN(5000)+1), fmt.Sprintf("%.1fs", r.Float64()*30)) },
+		"num": func() string { return fmt.Sprint(r.IntN(1_000_000)) },
+		"big": func() string {
+			return pick(fmt.Sprint(r.IntN(9000)+1000), fmt.Sprintf("%d,%03d", r.IntN(90)+1, r.IntN(1000)))
+		},
+		"dec": func() string { return fmt.Sprintf("%.*f", r.IntN(3)+1, r.Float64()*1000) },
+		"dur": func() string {
+			return pick(fmt.Sprintf("%ds", r.IntN(120)+1), fmt.Sprintf("%dms", r.IntN(5000)+1), fmt.Sprintf("%.1fs", r.Float64()*30))
+		},
 		"uuid": func() string { return hexs(8) + "-" + hexs(4) + "-4" + hexs(3) + "-a" + hexs(3) + "-" + hexs(12) },
 		"hex":  func() string { return pick("0x"+hexs(r.IntN(8)+4), hexs(40)) },
 		"host": func() string {
 			return pick(fmt.Sprintf("db-%d.internal", r.IntN(20)), fmt.Sprintf("api%d.example.com", r.IntN(9)), fmt.Sprintf("10.%d.%d.%d", r.IntN(255), r.IntN(255), r.IntN(255)),
 				fmt.Sprintf("cache.eu-west-%d.example.net:%d", r.IntN(3)+1, 6379+r.IntN(3)))
 		},
-		"email": func() string { return pick("jane", "bob.smith", "ops+alerts", "x_y") + fmt.Sprintf("%d@", r.IntN(99)) + pick("example.com", "corp.example.org") },
-		"path":  func() string { return pick("/var/lib/app/", "/tmp/", "/home/u/", "./data/", `C:\Users\app\`) + fmt.Sprintf("f%d.json", r.IntN(1000)) },
+		"email": func() string {
+			return pick("jane", "bob.smith", "ops+alerts", "x_y") + fmt.Sprintf("%d@", r.IntN(99)) + pick("example.com", "corp.example.org")
+		},
+		"path": func() string {
+			return pick("/var/lib/app/", "/tmp/", "/home/u/", "./data/", `C:\Users\app\`) + fmt.Sprintf("f%d.json", r.IntN(1000))
+		},
 		"q": func() string {
 			v := pick("customer name", "sku", "ZX-44", "amount_due", "dueDate", "hello world")
 			return pick(`"`+v+`"`, `'`+v+`'`, "`"+v+"`")
@@ -142,8 +150,10 @@ func slots(r *rand.Rand) map[string]func() string {
 				fmt.Sprintf("2026-%02d-%02d %02d:%02d:%02d.%03d+02:00", r.IntN(12)+1, r.IntN(28)+1, r.IntN(24), r.IntN(60), r.IntN(60), r.IntN(1000)),
 				fmt.Sprintf("%02d:%02d:%02d", r.IntN(24), r.IntN(60), r.IntN(60)))
 		},
-		"id":   func() string { return pick("req_", "ord-", "cus_", "inv_") + hexs(6) + fmt.Sprint(r.IntN(9)) },
-		"url":  func() string { return fmt.Sprintf("https://api.example.com/v%d/items/%d?page=%d", r.IntN(3)+1, r.IntN(1e6), r.IntN(9)) },
+		"id": func() string { return pick("req_", "ord-", "cus_", "inv_") + hexs(6) + fmt.Sprint(r.IntN(9)) },
+		"url": func() string {
+			return fmt.Sprintf("https://api.example.com/v%d/items/%d?page=%d", r.IntN(3)+1, r.IntN(1e6), r.IntN(9))
+		},
 		"list": func() string { return strings.Repeat(fmt.Sprint(r.IntN(99))+", ", r.IntN(4)) + fmt.Sprint(r.IntN(99)) },
 	}
 }

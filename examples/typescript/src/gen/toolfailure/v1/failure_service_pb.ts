@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file toolfailure/v1/failure_service.proto.
  */
 export const file_toolfailure_v1_failure_service: GenFile = /*@__PURE__*/
-  fileDesc("CiR0b29sZmFpbHVyZS92MS9mYWlsdXJlX3NlcnZpY2UucHJvdG8SDnRvb2xmYWlsdXJlLnYxIjYKEUdldEZhaWx1cmVSZXF1ZXN0EiEKDmNvcnJlbGF0aW9uX2lkGAEgASgJQgm6SAZyBBABKEAiPgoSR2V0RmFpbHVyZVJlc3BvbnNlEigKB2ZhaWx1cmUYASABKAsyFy50b29sZmFpbHVyZS52MS5GYWlsdXJlIqUECgdGYWlsdXJlEhYKDmNvcnJlbGF0aW9uX2lkGAEgASgJEgwKBHRvb2wYAiABKAkSDgoGc2VydmVyGAMgASgJEiQKBWNsYXNzGAQgASgOMhUudG9vbGZhaWx1cmUudjEuQ2xhc3MSDAoEY29kZRgFIAEoCRIRCglyZXRyeWFibGUYBiABKAgSNAoQcmV0cnlfbm90X2JlZm9yZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOYWdlbnRfZ3VpZGFuY2UYCCABKAkSJwoFZXJyb3IYCSABKAsyGC50b29sZmFpbHVyZS52MS5SYXdFcnJvchIPCgdydWxlX2lkGAogASgJEhQKDHJ1bGVfdmVyc2lvbhgLIAEoAxIQCgh0cmFjZV9pZBgMIAEoCRIPCgdzcGFuX2lkGA0gASgJEi4KCmNyZWF0ZWRfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC29jY3VycmVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI5ChB0b29sX2Fubm90YXRpb25zGBAgASgLMh8udG9vbGZhaWx1cmUudjEuVG9vbEFubm90YXRpb25zEhEKCXRyYWNlX3VybBgRIAEoCRItCgZzaGFkb3cYEiADKAsyHS50b29sZmFpbHVyZS52MS5TaGFkb3dPdXRjb21lImcKDVNoYWRvd091dGNvbWUSDwoHcnVsZV9pZBgBIAEoCRIkCgVjbGFzcxgCIAEoDjIVLnRvb2xmYWlsdXJlLnYxLkNsYXNzEgwKBGNvZGUYAyABKAkSEQoJcmV0cnlhYmxlGAQgASgIIoEBChNMaXN0RmFpbHVyZXNSZXF1ZXN0Ei0KBmZpbHRlchgBIAEoCzIdLnRvb2xmYWlsdXJlLnYxLkZhaWx1cmVGaWx0ZXISHQoJcGFnZV9zaXplGAIgASgFQgq6SAcaBRjoBygAEhwKCnBhZ2VfdG9rZW4YAyABKAlCCLpIBXIDKIACIloKFExpc3RGYWlsdXJlc1Jlc3BvbnNlEikKCGZhaWx1cmVzGAEgAygLMhcudG9vbGZhaWx1cmUudjEuRmFpbHVyZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkyygEKDkZhaWx1cmVTZXJ2aWNlElgKCkdldEZhaWx1cmUSIS50b29sZmFpbHVyZS52MS5HZXRGYWlsdXJlUmVxdWVzdBoiLnRvb2xmYWlsdXJlLnYxLkdldEZhaWx1cmVSZXNwb25zZSIDkAIBEl4KDExpc3RGYWlsdXJlcxIjLnRvb2xmYWlsdXJlLnYxLkxpc3RGYWlsdXJlc1JlcXVlc3QaJC50b29sZmFpbHVyZS52MS5MaXN0RmFpbHVyZXNSZXNwb25zZSIDkAIBQj5aPGdpdGh1Yi5jb20vb21jcC90b29sZmFpbHVyZS9nZW4vdG9vbGZhaWx1cmUvdjE7dG9vbGZhaWx1cmV2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_timestamp, file_toolfailure_v1_types]);
+  fileDesc("CiR0b29sZmFpbHVyZS92MS9mYWlsdXJlX3NlcnZpY2UucHJvdG8SDnRvb2xmYWlsdXJlLnYxIjYKEUdldEZhaWx1cmVSZXF1ZXN0EiEKDmNvcnJlbGF0aW9uX2lkGAEgASgJQgm6SAZyBBABKEAiPgoSR2V0RmFpbHVyZVJlc3BvbnNlEigKB2ZhaWx1cmUYASABKAsyFy50b29sZmFpbHVyZS52MS5GYWlsdXJlIroECgdGYWlsdXJlEhYKDmNvcnJlbGF0aW9uX2lkGAEgASgJEgwKBHRvb2wYAiABKAkSDgoGc2VydmVyGAMgASgJEiQKBWNsYXNzGAQgASgOMhUudG9vbGZhaWx1cmUudjEuQ2xhc3MSDAoEY29kZRgFIAEoCRIRCglyZXRyeWFibGUYBiABKAgSNAoQcmV0cnlfbm90X2JlZm9yZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOYWdlbnRfZ3VpZGFuY2UYCCABKAkSJwoFZXJyb3IYCSABKAsyGC50b29sZmFpbHVyZS52MS5SYXdFcnJvchIPCgdydWxlX2lkGAogASgJEhQKDHJ1bGVfdmVyc2lvbhgLIAEoAxIQCgh0cmFjZV9pZBgMIAEoCRIPCgdzcGFuX2lkGA0gASgJEi4KCmNyZWF0ZWRfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC29jY3VycmVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI5ChB0b29sX2Fubm90YXRpb25zGBAgASgLMh8udG9vbGZhaWx1cmUudjEuVG9vbEFubm90YXRpb25zEhEKCXRyYWNlX3VybBgRIAEoCRItCgZzaGFkb3cYEiADKAsyHS50b29sZmFpbHVyZS52MS5TaGFkb3dPdXRjb21lEhMKC2ZpbmdlcnByaW50GBMgASgJImcKDVNoYWRvd091dGNvbWUSDwoHcnVsZV9pZBgBIAEoCRIkCgVjbGFzcxgCIAEoDjIVLnRvb2xmYWlsdXJlLnYxLkNsYXNzEgwKBGNvZGUYAyABKAkSEQoJcmV0cnlhYmxlGAQgASgIIoEBChNMaXN0RmFpbHVyZXNSZXF1ZXN0Ei0KBmZpbHRlchgBIAEoCzIdLnRvb2xmYWlsdXJlLnYxLkZhaWx1cmVGaWx0ZXISHQoJcGFnZV9zaXplGAIgASgFQgq6SAcaBRjoBygAEhwKCnBhZ2VfdG9rZW4YAyABKAlCCLpIBXIDKIACIloKFExpc3RGYWlsdXJlc1Jlc3BvbnNlEikKCGZhaWx1cmVzGAEgAygLMhcudG9vbGZhaWx1cmUudjEuRmFpbHVyZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkinQIKC0dyb3VwRmlsdGVyEhYKBHRvb2wYASABKAlCCLpIBXIDKIACEnIKBWNsYXNzGAIgASgJQmO6SGByXlIAUgpjYXBhYmlsaXR5UgtyZWxpYWJpbGl0eVIKZ292ZXJuYW5jZVIQQ0xBU1NfQ0FQQUJJTElUWVIRQ0xBU1NfUkVMSUFCSUxJVFlSEENMQVNTX0dPVkVSTkFOQ0USFgoEY29kZRgDIAEoCUIIukgFcgMogAESKQoFc2luY2UYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgx1bmNsYXNzaWZpZWQYBiABKAgiqgEKEUxpc3RHcm91cHNSZXF1ZXN0EisKBmZpbHRlchgBIAEoCzIbLnRvb2xmYWlsdXJlLnYxLkdyb3VwRmlsdGVyEisKCG9yZGVyX2J5GAIgASgJQhm6SBZyFFIAUgVjb3VudFIJbGFzdF9zZWVuEh0KCXBhZ2Vfc2l6ZRgDIAEoBUIKukgHGgUY6AcoABIcCgpwYWdlX3Rva2VuGAQgASgJQgi6SAVyAyiAAiKOAgoFR3JvdXASEwoLZmluZ2VycHJpbnQYASABKAkSDAoEdG9vbBgCIAEoCRIkCgVjbGFzcxgDIAEoDjIVLnRvb2xmYWlsdXJlLnYxLkNsYXNzEgwKBGNvZGUYBCABKAkSDwoHcnVsZV9pZBgFIAEoCRIQCgh0ZW1wbGF0ZRgGIAEoCRINCgVjb3VudBgHIAEoAxIuCgpmaXJzdF9zZWVuGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBItCglsYXN0X3NlZW4YCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh0KFXNhbXBsZV9jb3JyZWxhdGlvbl9pZBgKIAEoCSJUChJMaXN0R3JvdXBzUmVzcG9uc2USJQoGZ3JvdXBzGAEgAygLMhUudG9vbGZhaWx1cmUudjEuR3JvdXASFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIocBCg9HZXRHcm91cFJlcXVlc3QSHgoLZmluZ2VycHJpbnQYASABKAlCCbpIBnIEEAEoQBIpCgVzaW5jZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKQoFdW50aWwYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImEKEEdldEdyb3VwUmVzcG9uc2USJAoFZ3JvdXAYASABKAsyFS50b29sZmFpbHVyZS52MS5Hcm91cBInCgZyZWNlbnQYAiADKAsyFy50b29sZmFpbHVyZS52MS5GYWlsdXJlMvgCCg5GYWlsdXJlU2VydmljZRJYCgpHZXRGYWlsdXJlEiEudG9vbGZhaWx1cmUudjEuR2V0RmFpbHVyZVJlcXVlc3QaIi50b29sZmFpbHVyZS52MS5HZXRGYWlsdXJlUmVzcG9uc2UiA5ACARJeCgxMaXN0RmFpbHVyZXMSIy50b29sZmFpbHVyZS52MS5MaXN0RmFpbHVyZXNSZXF1ZXN0GiQudG9vbGZhaWx1cmUudjEuTGlzdEZhaWx1cmVzUmVzcG9uc2UiA5ACARJYCgpMaXN0R3JvdXBzEiEudG9vbGZhaWx1cmUudjEuTGlzdEdyb3Vwc1JlcXVlc3QaIi50b29sZmFpbHVyZS52MS5MaXN0R3JvdXBzUmVzcG9uc2UiA5ACARJSCghHZXRHcm91cBIfLnRvb2xmYWlsdXJlLnYxLkdldEdyb3VwUmVxdWVzdBogLnRvb2xmYWlsdXJlLnYxLkdldEdyb3VwUmVzcG9uc2UiA5ACAUI+WjxnaXRodWIuY29tL29tY3AvdG9vbGZhaWx1cmUvZ2VuL3Rvb2xmYWlsdXJlL3YxO3Rvb2xmYWlsdXJldjFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_timestamp, file_toolfailure_v1_types]);
 
 /**
  * @generated from message toolfailure.v1.GetFailureRequest
@@ -163,6 +163,16 @@ export type Failure = Message<"toolfailure.v1.Failure"> & {
    * @generated from field: repeated toolfailure.v1.ShadowOutcome shadow = 18;
    */
   shadow: ShadowOutcome[];
+
+  /**
+   * 16 lower-case hex characters naming the problem this record is one
+   * occurrence of: the tool, the error type, the status codes and the
+   * message template. Not the class or code, so rule changes regroup
+   * nothing.
+   *
+   * @generated from field: string fingerprint = 19;
+   */
+  fingerprint: string;
 };
 
 /**
@@ -262,6 +272,250 @@ export const ListFailuresResponseSchema: GenMessage<ListFailuresResponse> = /*@_
   messageDesc(file_toolfailure_v1_failure_service, 5);
 
 /**
+ * GroupFilter narrows ListGroups. Empty fields do not filter.
+ *
+ * @generated from message toolfailure.v1.GroupFilter
+ */
+export type GroupFilter = Message<"toolfailure.v1.GroupFilter"> & {
+  /**
+   * Exact tool name.
+   *
+   * @generated from field: string tool = 1;
+   */
+  tool: string;
+
+  /**
+   * "capability", "reliability" or "governance" (or the enum names).
+   *
+   * @generated from field: string class = 2;
+   */
+  class: string;
+
+  /**
+   * @generated from field: string code = 3;
+   */
+  code: string;
+
+  /**
+   * Inclusive lower bound on createdAt; default 24 hours before until.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 4;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * Exclusive upper bound on createdAt; default now. The window is at most
+   * 90 days.
+   *
+   * @generated from field: google.protobuf.Timestamp until = 5;
+   */
+  until?: Timestamp | undefined;
+
+  /**
+   * Only records that no rule matched (decided by the documented default).
+   *
+   * @generated from field: bool unclassified = 6;
+   */
+  unclassified: boolean;
+};
+
+/**
+ * Describes the message toolfailure.v1.GroupFilter.
+ * Use `create(GroupFilterSchema)` to create a new message.
+ */
+export const GroupFilterSchema: GenMessage<GroupFilter> = /*@__PURE__*/
+  messageDesc(file_toolfailure_v1_failure_service, 6);
+
+/**
+ * @generated from message toolfailure.v1.ListGroupsRequest
+ */
+export type ListGroupsRequest = Message<"toolfailure.v1.ListGroupsRequest"> & {
+  /**
+   * @generated from field: toolfailure.v1.GroupFilter filter = 1;
+   */
+  filter?: GroupFilter | undefined;
+
+  /**
+   * "count" (default) or "last_seen".
+   *
+   * @generated from field: string order_by = 2;
+   */
+  orderBy: string;
+
+  /**
+   * 1-1000; 0 means 50.
+   *
+   * @generated from field: int32 page_size = 3;
+   */
+  pageSize: number;
+
+  /**
+   * The nextPageToken of the previous page.
+   *
+   * @generated from field: string page_token = 4;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message toolfailure.v1.ListGroupsRequest.
+ * Use `create(ListGroupsRequestSchema)` to create a new message.
+ */
+export const ListGroupsRequestSchema: GenMessage<ListGroupsRequest> = /*@__PURE__*/
+  messageDesc(file_toolfailure_v1_failure_service, 7);
+
+/**
+ * Group is one problem: the records of a window that share a fingerprint.
+ *
+ * @generated from message toolfailure.v1.Group
+ */
+export type Group = Message<"toolfailure.v1.Group"> & {
+  /**
+   * @generated from field: string fingerprint = 1;
+   */
+  fingerprint: string;
+
+  /**
+   * @generated from field: string tool = 2;
+   */
+  tool: string;
+
+  /**
+   * The class, code and rule of the group's most recent record.
+   *
+   * @generated from field: toolfailure.v1.Class class = 3;
+   */
+  class: Class;
+
+  /**
+   * @generated from field: string code = 4;
+   */
+  code: string;
+
+  /**
+   * The rule that decided the most recent record; empty for the default.
+   *
+   * @generated from field: string rule_id = 5;
+   */
+  ruleId: string;
+
+  /**
+   * The message template with placeholders such as <num>, <uuid>, <host>.
+   *
+   * @generated from field: string template = 6;
+   */
+  template: string;
+
+  /**
+   * @generated from field: int64 count = 7;
+   */
+  count: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp first_seen = 8;
+   */
+  firstSeen?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp last_seen = 9;
+   */
+  lastSeen?: Timestamp | undefined;
+
+  /**
+   * The correlation ID of the group's most recent record.
+   *
+   * @generated from field: string sample_correlation_id = 10;
+   */
+  sampleCorrelationId: string;
+};
+
+/**
+ * Describes the message toolfailure.v1.Group.
+ * Use `create(GroupSchema)` to create a new message.
+ */
+export const GroupSchema: GenMessage<Group> = /*@__PURE__*/
+  messageDesc(file_toolfailure_v1_failure_service, 8);
+
+/**
+ * @generated from message toolfailure.v1.ListGroupsResponse
+ */
+export type ListGroupsResponse = Message<"toolfailure.v1.ListGroupsResponse"> & {
+  /**
+   * @generated from field: repeated toolfailure.v1.Group groups = 1;
+   */
+  groups: Group[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message toolfailure.v1.ListGroupsResponse.
+ * Use `create(ListGroupsResponseSchema)` to create a new message.
+ */
+export const ListGroupsResponseSchema: GenMessage<ListGroupsResponse> = /*@__PURE__*/
+  messageDesc(file_toolfailure_v1_failure_service, 9);
+
+/**
+ * @generated from message toolfailure.v1.GetGroupRequest
+ */
+export type GetGroupRequest = Message<"toolfailure.v1.GetGroupRequest"> & {
+  /**
+   * 16 lower-case hex characters.
+   *
+   * @generated from field: string fingerprint = 1;
+   */
+  fingerprint: string;
+
+  /**
+   * The window, as in GroupFilter; default the last 24 hours.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 2;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp until = 3;
+   */
+  until?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message toolfailure.v1.GetGroupRequest.
+ * Use `create(GetGroupRequestSchema)` to create a new message.
+ */
+export const GetGroupRequestSchema: GenMessage<GetGroupRequest> = /*@__PURE__*/
+  messageDesc(file_toolfailure_v1_failure_service, 10);
+
+/**
+ * @generated from message toolfailure.v1.GetGroupResponse
+ */
+export type GetGroupResponse = Message<"toolfailure.v1.GetGroupResponse"> & {
+  /**
+   * @generated from field: toolfailure.v1.Group group = 1;
+   */
+  group?: Group | undefined;
+
+  /**
+   * The group's most recent records in the window, newest first.
+   *
+   * @generated from field: repeated toolfailure.v1.Failure recent = 2;
+   */
+  recent: Failure[];
+};
+
+/**
+ * Describes the message toolfailure.v1.GetGroupResponse.
+ * Use `create(GetGroupResponseSchema)` to create a new message.
+ */
+export const GetGroupResponseSchema: GenMessage<GetGroupResponse> = /*@__PURE__*/
+  messageDesc(file_toolfailure_v1_failure_service, 11);
+
+/**
  * FailureService answers support engineers: from a correlation ID a user
  * pasted into a ticket to the diagnostics and the trace. It needs an API key
  * with the "lookup" scope and only ever sees the key's own tenant.
@@ -290,6 +544,28 @@ export const FailureService: GenService<{
     methodKind: "unary";
     input: typeof ListFailuresRequestSchema;
     output: typeof ListFailuresResponseSchema;
+  },
+  /**
+   * ListGroups groups the records of a time window (default the last 24
+   * hours) by fingerprint, most frequent first.
+   *
+   * @generated from rpc toolfailure.v1.FailureService.ListGroups
+   */
+  listGroups: {
+    methodKind: "unary";
+    input: typeof ListGroupsRequestSchema;
+    output: typeof ListGroupsResponseSchema;
+  },
+  /**
+   * GetGroup returns one group and its most recent records. An unknown
+   * fingerprint, or one of another tenant, is not_found.
+   *
+   * @generated from rpc toolfailure.v1.FailureService.GetGroup
+   */
+  getGroup: {
+    methodKind: "unary";
+    input: typeof GetGroupRequestSchema;
+    output: typeof GetGroupResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_toolfailure_v1_failure_service, 0);
