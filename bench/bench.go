@@ -33,6 +33,8 @@ const (
 	FloorRSS             = 150 << 20
 	FloorGetP99          = 2 * time.Millisecond
 	FloorListFirstPage   = 20 * time.Millisecond
+	FloorGroupsP50       = 50 * time.Millisecond
+	FloorGroupsP99       = 200 * time.Millisecond
 )
 
 // Config is one benchmark run.

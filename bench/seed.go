@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -49,15 +50,54 @@ var (
 	}
 )
 
+// seedGroups is the number of distinct problems (fingerprints) that seeded records fall into; how
+// often each occurs follows a Zipf distribution, as errors do: a few problems make most records.
+const seedGroups = 2000
+
+// seedGroup is one seeded problem: a tool, an error whose message names the problem, and the
+// fingerprint the service would have computed for them.
+type seedGroup struct {
+	tool, err, ruleID string
+	fingerprint       int64
+}
+
+func seedGroupSet() []seedGroup {
+	groups := make([]seedGroup, seedGroups)
+	for g := range groups {
+		var e map[string]any
+		_ = json.Unmarshal([]byte(seedErrors[(g/len(seedTools))%len(seedErrors)]), &e)
+		// A word of letters only, so that the template, and so the fingerprint, differs per group.
+		word := ""
+		for k := g; ; k /= 26 {
+			word = string(rune('a'+k%26)) + word
+			if k < 26 {
+				break
+			}
+		}
+		e["message"] = fmt.Sprintf("%v (%s)", e["message"], word)
+		b, _ := json.Marshal(e)
+		tool := seedTools[g%len(seedTools)]
+		key, _ := store.FingerprintKey(store.FingerprintOf(tool, b))
+		rule := "baseline"
+		if g%5 == 0 { // a fifth of the problems fell to the documented default
+			rule = "baseline/default"
+		}
+		groups[g] = seedGroup{tool: tool, err: string(b), ruleID: rule, fingerprint: key}
+	}
+	return groups
+}
+
 // seed adds n records of tenant with COPY, spread over the 30 days before now in ID order, as a
 // service would have written them.
 func seed(ctx context.Context, conn *pgx.Conn, schema string, tenant store.Tenant, n int, logf func(string, ...any), progress func(done, total int)) error {
 	cols := []string{"tenant_id", "id", "tool", "server", "class", "code", "retryable", "retry_not_before",
-		"agent_guidance", "rule_id", "error", "trace_id", "span_id", "created_at", "occurred_at"}
+		"agent_guidance", "rule_id", "error", "trace_id", "span_id", "created_at", "occurred_at", "fingerprint"}
 	end := time.Now()
 	start := end.Add(-30 * 24 * time.Hour)
 	step := end.Sub(start) / time.Duration(n)
 	rng := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	groups := seedGroupSet()
+	zipf := rand.NewZipf(rng, 1.1, 1, seedGroups-1)
 	began := time.Now()
 	for done := 0; done < n; {
 		size := min(seedChunk, n-done)
@@ -83,9 +123,10 @@ func seed(ctx context.Context, conn *pgx.Conn, schema string, tenant store.Tenan
 				traceID = fmt.Sprintf("%016x%016x", rng.Uint64()|1, rng.Uint64())
 				spanID = fmt.Sprintf("%016x", rng.Uint64()|1)
 			}
-			return []any{tenant.ID, id, seedTools[rng.IntN(len(seedTools))], "bench-mcp", o.class, o.code,
-				o.retryable, rnb, "Wait 30 s, then retry the same call.", "baseline",
-				seedErrors[rng.IntN(len(seedErrors))], traceID, spanID, at, at}, nil
+			g := groups[zipf.Uint64()]
+			return []any{tenant.ID, id, g.tool, "bench-mcp", o.class, o.code,
+				o.retryable, rnb, "Wait 30 s, then retry the same call.", g.ruleID,
+				g.err, traceID, spanID, at, at, g.fingerprint}, nil
 		})
 		if _, err := conn.CopyFrom(ctx, pgx.Identifier{schema, "failures"}, cols, src); err != nil {
 			return fmt.Errorf("seed: COPY: %w", err)
@@ -212,6 +253,27 @@ func lookups(ctx context.Context, cfg Config, admin *pgx.Conn, schema, serviceUR
 		p50, worst := percentile(l, 0.5), percentile(l, 1)
 		fmt.Fprintf(cfg.Out, "ListFailures first page, %-10s: p50 %s, max %s; floor p50 <= %s  %s\n",
 			q.name, ms(p50), ms(worst), ms(FloorListFirstPage), verdict(p50 <= FloorListFirstPage))
+	}
+	// ListGroups counts at query time (see migrations/postgres/00005_fingerprints.sql), so its cost
+	// grows with the records in the window: measured over the default window, the last 24 hours.
+	groups := svc.base + "/toolfailure.v1.FailureService/ListGroups"
+	for _, q := range []struct{ name, body string }{
+		{"by count", `{}`},
+		{"last seen", `{"orderBy":"last_seen"}`},
+		{"unclassified", `{"filter":{"unclassified":true}}`},
+		{"tool", `{"filter":{"tool":"deploy"}}`},
+	} {
+		var l []time.Duration
+		for range 101 {
+			t0 := time.Now()
+			if err := call(ctx, c, groups, key, q.body); err != nil {
+				return false, fmt.Errorf("ListGroups (%s): %w", q.name, err)
+			}
+			l = append(l, time.Since(t0))
+		}
+		p50, p99 := percentile(l, 0.5), percentile(l, 0.99)
+		fmt.Fprintf(cfg.Out, "ListGroups 24 h page, %-12s: p50 %s, p99 %s; floor p50 <= %s, p99 <= %s  %s\n",
+			q.name, ms(p50), ms(p99), ms(FloorGroupsP50), ms(FloorGroupsP99), verdict(p50 <= FloorGroupsP50 && p99 <= FloorGroupsP99))
 	}
 	return ok, nil
 }
