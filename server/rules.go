@@ -414,7 +414,3 @@ func explainResponse(ex ruleset.Explanation) *v1.ExplainResponse {
 	}
 	return res
 }
-
-func (s *ruleService) SuggestRule(ctx context.Context, req *v1.SuggestRuleRequest) (*v1.SuggestRuleResponse, error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, "not yet")
-}

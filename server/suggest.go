@@ -1,0 +1,213 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect/v2"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/omcp/toolfailure/auth"
+	"github.com/omcp/toolfailure/classify"
+	"github.com/omcp/toolfailure/fingerprint"
+	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/ruleset"
+	"github.com/omcp/toolfailure/store"
+)
+
+const (
+	// suggestWindow is how far back SuggestRule reads the group's records and the tenant's others.
+	suggestWindow = 7 * 24 * time.Hour
+	// suggestRecords caps each of the two reads.
+	suggestRecords = 1000
+	// suggestPriority ranks a suggestion above the baseline and among ordinary tenant rules.
+	suggestPriority = 100
+)
+
+// SuggestRule drafts a rule from a group: the narrowest shortcuts that all of the group's records
+// share (the tool, its status codes, a regex from the message template, the error type as a CEL
+// condition), the class and code that decided most of them, in mode shadow. The draft is compiled
+// with package ruleset and run against the group's records (all must match) and the tenant's other
+// recent records (the explanation names any other group it would catch). It changes nothing.
+func (s *ruleService) SuggestRule(ctx context.Context, req *v1.SuggestRuleRequest) (*v1.SuggestRuleResponse, error) {
+	p, err := s.principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fp, err := parseFingerprint(req.GetFingerprint(), "fingerprint")
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	since := now.Add(-suggestWindow)
+	g, err := s.groups.GetGroup(ctx, p.TenantID, fp, since, now)
+	if errors.Is(err, store.ErrNotFound) {
+		// Another tenant's fingerprint answers exactly like an unknown one.
+		return nil, connect.NewError(connect.CodeNotFound, "no failures with this fingerprint in the last 7 days")
+	}
+	if err != nil {
+		return nil, s.unavailable(ctx, "suggest rule: group", p, err)
+	}
+	members, err := s.groups.ListFailures(ctx, p.TenantID, store.ListQuery{
+		Filter: store.Filter{Fingerprint: fp, Since: since, Until: now}, Limit: suggestRecords})
+	if err != nil {
+		return nil, s.unavailable(ctx, "suggest rule: records", p, err)
+	}
+	recent, err := s.groups.ListFailures(ctx, p.TenantID, store.ListQuery{
+		Filter: store.Filter{Since: since, Until: now}, Limit: suggestRecords})
+	if err != nil {
+		return nil, s.unavailable(ctx, "suggest rule: recent records", p, err)
+	}
+	rule, why, err := draftRule(g, members)
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInternal, "suggest rule: "+err.Error())
+	}
+	check, err := checkDraft(rule, fp, members, recent, now)
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInternal, "suggest rule: the draft does not compile").WithCause(err)
+	}
+	why = append(why, check...)
+	why = append(why, "Mode shadow: the rule decides nothing yet; records it matches carry its would-be outcome (shadow) until you set mode: enforce.")
+	return &v1.SuggestRuleResponse{Rule: ruleset.ToProto(rule), Explanation: strings.Join(why, "\n")}, nil
+}
+
+func (s *ruleService) unavailable(ctx context.Context, what string, p auth.Principal, err error) error {
+	s.log.ErrorContext(ctx, what, "tenant", p.TenantID, "error", err)
+	return connect.NewError(connect.CodeUnavailable, "lookup failed; retry shortly").WithCause(err)
+}
+
+// draftRule builds the rule and the first lines of its explanation.
+func draftRule(g store.Group, members []store.Failure) (ruleset.Rule, []string, error) {
+	sample := store.ErrorFields(g.Sample.Error)
+	template := fingerprint.Template(sample.Message)
+	r := ruleset.Rule{
+		Name:     "suggested-" + g.Fingerprint,
+		Priority: suggestPriority,
+		Mode:     ruleset.Shadow,
+		Tool:     g.Sample.Tool,
+	}
+	why := []string{fmt.Sprintf("Drafted from %d records of group %s (tool %q) in the last 7 days.", len(members), g.Fingerprint, g.Sample.Tool)}
+	if strings.ContainsAny(r.Tool, "*?") {
+		// A glob cannot say the name exactly; CEL can.
+		r.Tool = ""
+		r.When = "tool == " + strconv.Quote(g.Sample.Tool)
+	}
+	// Every member shares the codes and the type: they are part of the fingerprint.
+	if c := sample.HTTPStatus; c != nil {
+		r.HTTPStatus = []int32{*c}
+		why = append(why, fmt.Sprintf("httpStatus [%d]: the status of every record of the group.", *c))
+	}
+	if c := sample.GRPCCode; c != nil {
+		r.GRPCCode = []int32{*c}
+	}
+	if c := sample.JSONRPCCode; c != nil {
+		r.JSONRPCCode = []int32{*c}
+	}
+	if sample.Type != "" {
+		cond := "error.type == " + strconv.Quote(sample.Type)
+		if r.When != "" {
+			cond = r.When + " && " + cond
+		}
+		r.When = cond
+		why = append(why, fmt.Sprintf("when error.type is %q: the type of every record of the group.", sample.Type))
+	}
+	if pat := fingerprint.Pattern(template); pat != "" && len(pat) <= 1024 {
+		r.MessageMatches = pat
+		why = append(why, fmt.Sprintf("messageMatches from the template %q: its variable parts (placeholders such as <num>) match any text, the rest literally, case-insensitively.", template))
+	}
+	// The outcome that decided most of the group's records; for a group that no rule decided,
+	// that is the text model's guess or the documented default, which the author should review.
+	type outcome struct{ class, code, rule string }
+	counts := map[outcome]int{}
+	for _, f := range members {
+		counts[outcome{f.Class, f.Code, f.RuleID}]++
+	}
+	var best outcome
+	for o, n := range counts {
+		if n > counts[best] || n == counts[best] && o.class+o.code < best.class+best.code {
+			best = o
+		}
+	}
+	r.Then = ruleset.Outcome{Class: classify.Class(best.class), Code: best.code}
+	switch {
+	case best.rule == classify.ModelRuleID:
+		why = append(why, fmt.Sprintf("then %s/%s: what the text model guessed for %d of the %d records; no rule decided them.", best.class, best.code, counts[best], len(members)))
+	case slices.Contains(store.UnclassifiedRuleIDs, best.rule):
+		why = append(why, fmt.Sprintf("then %s/%s: the documented default, which decided %d of the %d records; no rule knew them, so choose the class and code this error deserves.", best.class, best.code, counts[best], len(members)))
+	default:
+		why = append(why, fmt.Sprintf("then %s/%s: what rule %q decided for %d of the %d records.", best.class, best.code, best.rule, counts[best], len(members)))
+	}
+	return r, why, nil
+}
+
+// checkDraft compiles the draft (as enforce, so that a match decides) and runs it against the
+// group's records and the tenant's other recent ones.
+func checkDraft(r ruleset.Rule, fp string, members, recent []store.Failure, now time.Time) ([]string, error) {
+	r.Mode = ruleset.Enforce
+	set, err := ruleset.Compile(0, []ruleset.Rule{r})
+	if err != nil {
+		return nil, err
+	}
+	matches := func(f store.Failure) bool {
+		in, err := recordInput(f)
+		if err != nil {
+			return false
+		}
+		_, ok := set.Match(in, now)
+		return ok
+	}
+	var lines []string
+	missed := 0
+	for _, f := range members {
+		if !matches(f) {
+			missed++
+		}
+	}
+	if missed == 0 {
+		lines = append(lines, fmt.Sprintf("Checked: it matches all %d records of the group.", len(members)))
+	} else {
+		lines = append(lines, fmt.Sprintf("Checked: it misses %d of the %d records of the group; widen messageMatches before relying on it.", missed, len(members)))
+	}
+	others := map[string]int{}
+	checked := 0
+	for _, f := range recent {
+		if f.Fingerprint == fp {
+			continue
+		}
+		checked++
+		if matches(f) {
+			others[f.Fingerprint]++
+		}
+	}
+	if len(others) == 0 {
+		lines = append(lines, fmt.Sprintf("It matches none of the tenant's %d other recent records.", checked))
+	} else {
+		fps := slices.Sorted(func(yield func(string) bool) {
+			for k := range others {
+				if !yield(k) {
+					return
+				}
+			}
+		})
+		parts := make([]string, len(fps))
+		for i, k := range fps {
+			parts[i] = fmt.Sprintf("%s (%d)", k, others[k])
+		}
+		lines = append(lines, fmt.Sprintf("It would also match records of other groups: %s; narrow it if they are different problems.", strings.Join(parts, ", ")))
+	}
+	return lines, nil
+}
+
+// recordInput is the classifier's input for a stored record, as Classify built it.
+func recordInput(f store.Failure) (*classify.Input, error) {
+	e := &v1.RawError{}
+	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(f.Error, e); err != nil {
+		return nil, err
+	}
+	return ClassifyInput(&v1.ClassifyRequest{Tool: f.Tool, Server: f.Server, Error: e}), nil
+}
