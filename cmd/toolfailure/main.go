@@ -174,7 +174,7 @@ func newRootCmd(d deps) *cobra.Command {
 timing, agent guidance) and a correlation ID that support can look up.
 
 The service: serve, migrate, keys. Talking to a running service (--server and --key, or
-TOOLFAILURE_SERVER and TOOLFAILURE_KEY): lookup, failures, rules, proxy. On the database
+TOOLFAILURE_SERVER and TOOLFAILURE_KEY): lookup, failures, groups, rules, proxy. On the database
 directly: keys, retention. Offline: rules test, conform.`,
 		Example: `  toolfailure serve
   toolfailure lookup tf_01JZ8X4M7Q2R5T9V3W6Y8A1B2C3 --server http://127.0.0.1:8080
@@ -210,7 +210,7 @@ directly: keys, retention. Offline: rules test, conform.`,
 		}
 	}
 	add("service", newServeCmd(d), newMigrateCmd(d), newKeysCmd(d))
-	add("client", newLookupCmd(), newFailuresCmd(), newRulesCmd(), newProxyCmd())
+	add("client", newLookupCmd(), newFailuresCmd(), newGroupsCmd(), newRulesCmd(), newProxyCmd())
 	add("offline", newRetentionCmd(d), newBenchCmd(), newConformCmd())
 	root.SetHelpCommand(&cobra.Command{
 		Use:     "help [command]",

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/omcp/toolfailure/internal/pgtest"
+	"github.com/omcp/toolfailure/ruleset"
 )
 
 // readmeCommandBlock is the code block of the README's "Commands" section,
@@ -77,6 +78,7 @@ func TestREADMECommandsRun(t *testing.T) {
 	out, _ = runLine(strings.ReplaceAll(strings.ReplaceAll(one("lookup"), "tf_…", cid), "http://127.0.0.1:8080", url), 0)
 	var rec struct {
 		CorrelationID string `json:"correlationId"`
+		Fingerprint   string `json:"fingerprint"`
 	}
 	if err := json.Unmarshal([]byte(out), &rec); err != nil || rec.CorrelationID != cid {
 		t.Errorf("lookup printed no JSON record of %s (%v):\n%s", cid, err, out)
@@ -84,6 +86,18 @@ func TestREADMECommandsRun(t *testing.T) {
 	out, _ = runLine(one("failures list"), 0)
 	if !strings.Contains(out, cid) {
 		t.Errorf("failures list does not list %s:\n%s", cid, out)
+	}
+	out, _ = runLine(one("groups list"), 0)
+	if rec.Fingerprint == "" || !strings.Contains(out, rec.Fingerprint) {
+		t.Errorf("groups list does not list fingerprint %q:\n%s", rec.Fingerprint, out)
+	}
+	out, _ = runLine(strings.ReplaceAll(one("groups show"), "FINGERPRINT", rec.Fingerprint), 0)
+	if !strings.Contains(out, cid) || !strings.Contains(out, "upstream returned <num>") {
+		t.Errorf("groups show:\n%s", out)
+	}
+	out, _ = runLine(strings.ReplaceAll(one("rules suggest"), "FINGERPRINT", rec.Fingerprint), 0)
+	if f, err := ruleset.ParseFile([]byte(out)); err != nil || len(f.Rules) != 1 || f.Rules[0].Mode != ruleset.Shadow {
+		t.Errorf("rules suggest printed no rules file with one shadow rule (%v):\n%s", err, out)
 	}
 
 	if err := os.WriteFile("rules.yaml", []byte(rulesYAML), 0o600); err != nil {

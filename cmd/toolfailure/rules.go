@@ -24,11 +24,12 @@ import (
 // running service; test needs none, so that rules can be tested in CI
 // before they are applied.
 func newRulesCmd() *cobra.Command {
-	c := groupCmd("rules", "Manage a tenant's rules: apply, export, test (offline)",
+	c := groupCmd("rules", "Manage a tenant's rules: apply, export, suggest, test (offline)",
 		`  toolfailure rules test -f rules.yaml --case case.json
   toolfailure rules apply -f rules.yaml --dry-run
-  toolfailure rules export -o current.yaml`,
-		newRulesApplyCmd(), newRulesExportCmd(), newRulesTestCmd())
+  toolfailure rules export -o current.yaml
+  toolfailure rules suggest 3f9a0c1d2e4b5a68`,
+		newRulesApplyCmd(), newRulesExportCmd(), newRulesTestCmd(), newRulesSuggestCmd())
 	return c
 }
 

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
+	"github.com/omcp/toolfailure/ruleset"
+)
+
+func newGroupsCmd() *cobra.Command {
+	return groupCmd("groups", "Failures grouped into problems by fingerprint",
+		`  toolfailure groups list --unclassified --since 24h
+  toolfailure groups show 3f9a0c1d2e4b5a68`,
+		newGroupsListCmd(), newGroupsShowCmd())
+}
+
+// maxGroupPages bounds how many pages groups list follows for --limit.
+const maxGroupPages = 100
+
+func newGroupsListCmd() *cobra.Command {
+	var (
+		cf                       clientFlags
+		out                      *outputFlags
+		tool, class, code, order string
+		since, until             string
+		unclassified             bool
+		limit                    int
+	)
+	cmd := &cobra.Command{
+		Use:   "list [flags]",
+		Short: "List problems: the failures of a window grouped by fingerprint, most frequent first",
+		Long: `List the tenant's problems: the failure records of a window (default the last 24 hours, at
+most 90 days) that share a fingerprint, with their count, first and last seen, message template,
+the rule that decided the latest one and a sample correlation ID. --unclassified keeps the
+problems that no rule knew (the documented default or the text model's guess decided), the ones
+to teach the service with "toolfailure rules suggest FINGERPRINT".`,
+		Example: `  toolfailure groups list --unclassified --since 24h
+  toolfailure groups list --tool send_email --order last_seen --output json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			asJSON, err := out.JSON(cmd)
+			if err != nil {
+				return err
+			}
+			if limit < 1 {
+				return usageErrorf("--limit %d: must be at least 1", limit)
+			}
+			if order != "count" && order != "last_seen" {
+				return usageErrorf("--order %q: use count or last_seen", order)
+			}
+			filter := &v1.GroupFilter{Tool: tool, Class: class, Code: code, Unclassified: unclassified}
+			now := time.Now()
+			for _, tf := range []struct {
+				name, val string
+				dst       **timestamppb.Timestamp
+			}{{"since", since, &filter.Since}, {"until", until, &filter.Until}} {
+				if tf.val == "" {
+					continue
+				}
+				t, err := parseWhen(tf.val, now)
+				if err != nil {
+					return usageErrorf("--%s: %v", tf.name, err)
+				}
+				*tf.dst = timestamppb.New(t)
+			}
+			client, err := cf.client()
+			if err != nil {
+				return err
+			}
+			svc := toolfailurev1connect.NewFailureServiceClient(client)
+			var all []*v1.Group
+			token := ""
+			for range maxGroupPages {
+				res, err := svc.ListGroups(cmd.Context(), &v1.ListGroupsRequest{
+					Filter: filter, OrderBy: order, PageSize: int32(min(limit-len(all), maxPageSize)), PageToken: token})
+				if err != nil {
+					return failed(err)
+				}
+				all = append(all, res.GetGroups()...)
+				token = res.GetNextPageToken()
+				if token == "" || len(all) >= limit || len(res.GetGroups()) == 0 {
+					break
+				}
+			}
+			stdout := cmd.OutOrStdout()
+			if asJSON {
+				return printJSON(stdout, &v1.ListGroupsResponse{Groups: all, NextPageToken: token})
+			}
+			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "FINGERPRINT\tCOUNT\tLAST SEEN\tTOOL\tCLASS/CODE\tRULE\tTEMPLATE")
+			for _, g := range all {
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s/%s\t%s\t%s\n", g.GetFingerprint(), g.GetCount(),
+					fmtTime(g.GetLastSeen()), g.GetTool(), className(g.GetClass()), g.GetCode(), g.GetRuleId(), oneLineTemplate(g.GetTemplate()))
+			}
+			_ = tw.Flush()
+			if token != "" {
+				fmt.Fprintf(stdout, "\nmore problems than shown: raise --limit\n")
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	cf = addClientFlags(fs)
+	fs.BoolVar(&unclassified, "unclassified", false, "only problems that no rule matched")
+	fs.StringVar(&tool, "tool", "", "exact tool name")
+	fs.StringVar(&class, "class", "", "capability, reliability or governance")
+	fs.StringVar(&code, "code", "", "failure code")
+	fs.StringVar(&since, "since", "", "RFC 3339 time or a duration ago such as 24h (default 24 hours before --until)")
+	fs.StringVar(&until, "until", "", "RFC 3339 time or a duration ago (default now)")
+	fs.StringVar(&order, "order", "count", "count (most frequent first) or last_seen")
+	fs.IntVar(&limit, "limit", 50, "problems to show")
+	out = addOutputFlags(fs)
+	completeWords(cmd, "output", "text", "json")
+	completeWords(cmd, "order", "count", "last_seen")
+	completeWords(cmd, "class", "capability", "reliability", "governance")
+	return cmd
+}
+
+// oneLineTemplate keeps a table row on one line and of a readable width.
+func oneLineTemplate(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:79]) + "…"
+	}
+	return s
+}
+
+func newGroupsShowCmd() *cobra.Command {
+	var (
+		cf           clientFlags
+		out          *outputFlags
+		since, until string
+	)
+	cmd := &cobra.Command{
+		Use:   "show [flags] FINGERPRINT",
+		Short: "Show one problem and its most recent failures",
+		Long: `Show one problem by its fingerprint (16 hex characters, from "groups list" or any failure
+record): its count, first and last seen, template, the rule that decided, and its most recent
+records in the window (default the last 24 hours).`,
+		Example: `  toolfailure groups show 3f9a0c1d2e4b5a68
+  toolfailure groups show 3f9a0c1d2e4b5a68 --since 168h --output json`,
+		Args: exactArgs(1, "one fingerprint"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			asJSON, err := out.JSON(cmd)
+			if err != nil {
+				return err
+			}
+			req := &v1.GetGroupRequest{Fingerprint: args[0]}
+			now := time.Now()
+			for _, tf := range []struct {
+				name, val string
+				dst       **timestamppb.Timestamp
+			}{{"since", since, &req.Since}, {"until", until, &req.Until}} {
+				if tf.val == "" {
+					continue
+				}
+				t, err := parseWhen(tf.val, now)
+				if err != nil {
+					return usageErrorf("--%s: %v", tf.name, err)
+				}
+				*tf.dst = timestamppb.New(t)
+			}
+			client, err := cf.client()
+			if err != nil {
+				return err
+			}
+			res, err := toolfailurev1connect.NewFailureServiceClient(client).GetGroup(cmd.Context(), req)
+			if err != nil {
+				return failed(err)
+			}
+			stdout := cmd.OutOrStdout()
+			if asJSON {
+				return printJSON(stdout, res)
+			}
+			g := res.GetGroup()
+			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+			for _, row := range [][2]string{
+				{"Fingerprint", g.GetFingerprint()},
+				{"Template", g.GetTemplate()},
+				{"Tool", g.GetTool()},
+				{"Count", fmt.Sprint(g.GetCount())},
+				{"First seen", fmtTime(g.GetFirstSeen())},
+				{"Last seen", fmtTime(g.GetLastSeen())},
+				{"Decided by", g.GetRuleId() + " (" + className(g.GetClass()) + "/" + g.GetCode() + ")"},
+			} {
+				fmt.Fprintf(tw, "%s:\t%s\n", row[0], row[1])
+			}
+			_ = tw.Flush()
+			fmt.Fprintf(stdout, "\nMost recent:\n")
+			tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "CREATED\tCORRELATION ID\tCLASS\tCODE\tRULE")
+			for _, f := range res.GetRecent() {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", fmtTime(f.GetCreatedAt()), f.GetCorrelationId(), className(f.GetClass()), f.GetCode(), f.GetRuleId())
+			}
+			_ = tw.Flush()
+			fmt.Fprintf(stdout, "\nDraft a rule for it: toolfailure rules suggest %s\n", g.GetFingerprint())
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	cf = addClientFlags(fs)
+	fs.StringVar(&since, "since", "", "RFC 3339 time or a duration ago (default 24 hours before --until)")
+	fs.StringVar(&until, "until", "", "RFC 3339 time or a duration ago (default now)")
+	out = addOutputFlags(fs)
+	completeWords(cmd, "output", "text", "json")
+	return cmd
+}
+
+func newRulesSuggestCmd() *cobra.Command {
+	var (
+		cf  clientFlags
+		out *outputFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "suggest [flags] FINGERPRINT",
+		Short: "Draft a rule from a problem, as YAML for the rules file",
+		Long: `Draft a rule that matches one problem (a fingerprint from "groups list"): the tool, its status
+codes, its error type and a message regex built from the template, with the class and code that
+decided most of its records, in mode shadow. The service checks the draft against the problem's
+records and the tenant's other recent ones; the explanation, printed as YAML comments, says what
+it found. Add the rule to your rules file and "rules apply" it (apply replaces the whole set);
+records then show its would-be outcome until you set mode: enforce.`,
+		Example: `  toolfailure rules suggest 3f9a0c1d2e4b5a68 >> suggested.yaml
+  toolfailure rules suggest 3f9a0c1d2e4b5a68 --output json`,
+		Args: exactArgs(1, "one fingerprint"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			asJSON, err := out.JSON(cmd)
+			if err != nil {
+				return err
+			}
+			client, err := cf.client()
+			if err != nil {
+				return err
+			}
+			res, err := toolfailurev1connect.NewRuleServiceClient(client).SuggestRule(cmd.Context(), &v1.SuggestRuleRequest{Fingerprint: args[0]})
+			if err != nil {
+				return failed(err)
+			}
+			stdout := cmd.OutOrStdout()
+			if asJSON {
+				return printJSON(stdout, res)
+			}
+			body, err := ruleset.FormatFile([]ruleset.Rule{ruleset.FromProto(res.GetRule())})
+			if err != nil {
+				return failedf("format the suggested rule: %v", err)
+			}
+			for _, line := range strings.Split(res.GetExplanation(), "\n") {
+				fmt.Fprintf(stdout, "# %s\n", line)
+			}
+			_, err = stdout.Write(body)
+			return err
+		},
+	}
+	cf = addClientFlags(cmd.Flags())
+	out = addOutputFlags(cmd.Flags())
+	completeWords(cmd, "output", "text", "json")
+	return cmd
+}
