@@ -141,7 +141,7 @@ func Template(msg string) string {
 	for i < len(msg) && b.Len() < MaxTemplate {
 		c := msg[i]
 		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+		case isSpace(c):
 			space = true
 			i++
 		case c == '"' || c == '`' || c == '\'' && (i == 0 || !isAlnum(msg[i-1])):
@@ -157,7 +157,7 @@ func Template(msg string) string {
 			i++
 		default:
 			j := i
-			for j < len(msg) && !isSpace(msg[j]) && !isSeparator(msg[j]) && msg[j] != '"' && msg[j] != '`' {
+			for j < len(msg) && byteClass[msg[j]]&classWordEnd == 0 {
 				j++
 			}
 			if strings.Contains(msg[i:j], "://") {
@@ -202,11 +202,28 @@ func cut(s string, n int) string {
 	return s[:n]
 }
 
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
-}
+// Character classes, by table: the scanner asks for every byte of every message.
+const (
+	classSpace = 1 << iota
+	classSeparator
+	classWordEnd // a byte that ends a word: white space, a separator, a double quote or backquote
+)
 
-func isSeparator(c byte) bool { return strings.IndexByte("()[]{}<>,;=|", c) >= 0 }
+var byteClass = func() (t [256]uint8) {
+	for _, c := range []byte(" \t\n\r\f\v") {
+		t[c] |= classSpace | classWordEnd
+	}
+	for _, c := range []byte("()[]{}<>,;=|") {
+		t[c] |= classSeparator | classWordEnd
+	}
+	t['"'] |= classWordEnd
+	t['`'] |= classWordEnd
+	return t
+}()
+
+func isSpace(c byte) bool { return byteClass[c]&classSpace != 0 }
+
+func isSeparator(c byte) bool { return byteClass[c]&classSeparator != 0 }
 
 func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
