@@ -207,6 +207,25 @@ func CheckGroupWindow(since, until time.Time) error {
 	return nil
 }
 
+// HourBuckets is the number of hourly counts GroupHours returns for a window.
+func HourBuckets(since, until time.Time) int {
+	return int((until.Sub(since) + time.Hour - 1) / time.Hour)
+}
+
+// FingerprintKeys converts fingerprints for a query, or fails with ErrInvalid naming the first
+// malformed one.
+func FingerprintKeys(fps []string) ([]int64, error) {
+	keys := make([]int64, len(fps))
+	for i, fp := range fps {
+		k, ok := FingerprintKey(fp)
+		if !ok {
+			return nil, fmt.Errorf("%w: fingerprint %q", ErrInvalid, fp)
+		}
+		keys[i] = k
+	}
+	return keys, nil
+}
+
 // FingerprintKey returns the fingerprint as the signed 64-bit integer that backends store (half
 // the size of its hex text in an index), and false for "" or a malformed fingerprint.
 func FingerprintKey(fp string) (int64, bool) {
@@ -455,6 +474,12 @@ type Store interface {
 	// ErrNotFound when the tenant has no record with it there, which is also the answer for
 	// another tenant's fingerprint.
 	GetGroup(ctx context.Context, tenantID int64, fingerprint string, since, until time.Time) (Group, error)
+
+	// GroupHours counts the tenant's records of each fingerprint per hour of [since, until): the
+	// first count is of [since, since+1h), and there are as many as the window has hours, rounded
+	// up. Fingerprints without records in the window are absent from the map. ErrInvalid (wrapped)
+	// for a window that CheckGroupWindow refuses or a malformed fingerprint.
+	GroupHours(ctx context.Context, tenantID int64, fingerprints []string, since, until time.Time) (map[string][]int64, error)
 
 	// Ping reports whether the backend answers; /healthz and gRPC health use it.
 	Ping(ctx context.Context) error

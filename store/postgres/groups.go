@@ -148,3 +148,46 @@ func groupWhere(prefix string, tenantID int64, fl store.GroupFilter) ([]string, 
 	}
 	return where, args
 }
+
+// GroupHours buckets the window's records of the fingerprints by hour: the same index-only scan
+// of failures_created_fingerprint as ListGroups.
+func (s *Store) GroupHours(ctx context.Context, tenantID int64, fps []string, since, until time.Time) (map[string][]int64, error) {
+	if err := store.CheckGroupWindow(since, until); err != nil {
+		return nil, fmt.Errorf("group hours: %w", err)
+	}
+	keys, err := store.FingerprintKeys(fps)
+	if err != nil {
+		return nil, fmt.Errorf("group hours: %w", err)
+	}
+	since, until = canonical.Time(since), canonical.Time(until)
+	rows, err := s.pool.Query(ctx, `SELECT fingerprint, floor(extract(epoch FROM created_at - $2) / 3600)::int AS h, count(*)
+		FROM failures WHERE tenant_id = $1 AND created_at >= $2 AND created_at < $3 AND fingerprint = ANY($4)
+		GROUP BY 1, 2`, tenantID, since, until, keys)
+	if err != nil {
+		return nil, fmt.Errorf("group hours of tenant %d: %w", tenantID, mapError(err))
+	}
+	defer rows.Close()
+	out := map[string][]int64{}
+	n := store.HourBuckets(since, until)
+	for rows.Next() {
+		var (
+			key   int64
+			h     int
+			count int64
+		)
+		if err := rows.Scan(&key, &h, &count); err != nil {
+			return nil, fmt.Errorf("group hours of tenant %d: %w", tenantID, err)
+		}
+		fp := store.FingerprintText(key)
+		if out[fp] == nil {
+			out[fp] = make([]int64, n)
+		}
+		if h >= 0 && h < n {
+			out[fp][h] += count
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("group hours of tenant %d: %w", tenantID, mapError(err))
+	}
+	return out, nil
+}

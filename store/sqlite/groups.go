@@ -135,3 +135,48 @@ func groupWhere(tenantID int64, fl store.GroupFilter) ([]string, []any) {
 	}
 	return where, args
 }
+
+// GroupHours mirrors the PostgreSQL query; times are microseconds since the epoch here.
+func (s *Store) GroupHours(ctx context.Context, tenantID int64, fps []string, since, until time.Time) (map[string][]int64, error) {
+	if err := store.CheckGroupWindow(since, until); err != nil {
+		return nil, fmt.Errorf("group hours: %w", err)
+	}
+	keys, err := store.FingerprintKeys(fps)
+	if err != nil {
+		return nil, fmt.Errorf("group hours: %w", err)
+	}
+	out := map[string][]int64{}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	from := canonical.Time(since).UnixMicro()
+	args := []any{from, tenantID, from, canonical.Time(until).UnixMicro()}
+	for _, k := range keys {
+		args = append(args, k)
+	}
+	rows, err := s.readers.QueryContext(ctx, `SELECT fingerprint, (created_at - ?) / 3600000000 AS h, count(*)
+		FROM failures WHERE tenant_id = ? AND created_at >= ? AND created_at < ? AND fingerprint IN (?`+
+		strings.Repeat(", ?", len(keys)-1)+`) GROUP BY 1, 2`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("group hours of tenant %d: %w", tenantID, mapError(err))
+	}
+	defer rows.Close()
+	n := store.HourBuckets(since, until)
+	for rows.Next() {
+		var key, h, count int64
+		if err := rows.Scan(&key, &h, &count); err != nil {
+			return nil, fmt.Errorf("group hours of tenant %d: %w", tenantID, err)
+		}
+		fp := store.FingerprintText(key)
+		if out[fp] == nil {
+			out[fp] = make([]int64, n)
+		}
+		if h >= 0 && h < int64(n) {
+			out[fp][h] += count
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("group hours of tenant %d: %w", tenantID, mapError(err))
+	}
+	return out, nil
+}

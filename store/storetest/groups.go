@@ -302,6 +302,26 @@ func runGroups(t *testing.T, h Harness) {
 		}
 	})
 
+	t.Run("Hours", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		f := fill(t, b) // A at base+0..4 min, C at base+30 min, B at base+40..42 min
+		late := insert(t, b.ctx, b.store, groupRecord(t, b.tenant.ID, "get_order", "order 9 not found", base.Add(90*time.Minute)))
+		hours, err := b.store.GroupHours(b.ctx, b.tenant.ID, []string{f.a[0].Fingerprint, f.b[0].Fingerprint, "0123456789abcdef"}, base, base.Add(3*time.Hour))
+		requireNoError(t, err)
+		if len(hours) != 2 || fmt.Sprint(hours[late.Fingerprint]) != "[5 1 0]" || fmt.Sprint(hours[f.b[0].Fingerprint]) != "[3 0 0]" {
+			t.Fatalf("hours = %v", hours)
+		}
+		other, err := b.store.GroupHours(b.ctx, b.other.ID, []string{f.a[0].Fingerprint}, base, base.Add(3*time.Hour))
+		requireNoError(t, err)
+		if len(other) != 0 {
+			t.Fatalf("other tenant's hours = %v", other)
+		}
+		if _, err := b.store.GroupHours(b.ctx, b.tenant.ID, []string{"bad"}, base, base.Add(time.Hour)); !errors.Is(err, store.ErrInvalid) {
+			t.Fatalf("malformed fingerprint: %v", err)
+		}
+	})
+
 	t.Run("WindowLimits", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
