@@ -43,37 +43,48 @@ func (s *ruleService) SuggestRule(ctx context.Context, req *v1.SuggestRuleReques
 	if err != nil {
 		return nil, err
 	}
-	now := s.now()
-	since := now.Add(-suggestWindow)
-	g, err := s.groups.GetGroup(ctx, p.TenantID, fp, since, now)
-	if errors.Is(err, store.ErrNotFound) {
+	rule, explanation, err := SuggestRule(ctx, s.groups, p.TenantID, fp, s.now())
+	switch {
+	case errors.Is(err, store.ErrNotFound):
 		// Another tenant's fingerprint answers exactly like an unknown one.
 		return nil, connect.NewError(connect.CodeNotFound, "no failures with this fingerprint in the last 7 days")
+	case errors.Is(err, errDraft):
+		return nil, connect.NewError(connect.CodeInternal, "suggest rule: the draft does not compile").WithCause(err)
+	case err != nil:
+		return nil, s.unavailable(ctx, "suggest rule", p, err)
 	}
+	return &v1.SuggestRuleResponse{Rule: ruleset.ToProto(rule), Explanation: explanation}, nil
+}
+
+var errDraft = errors.New("draft rule does not compile")
+
+// SuggestRule drafts a rule for the tenant's group fp from its records of the last 7 days (see
+// RuleService.SuggestRule), and explains it, one sentence a line. The error wraps
+// store.ErrNotFound when the tenant has no such group; the web page's "suggest a rule" uses it too.
+func SuggestRule(ctx context.Context, groups GroupStore, tenantID int64, fp string, now time.Time) (ruleset.Rule, string, error) {
+	since := now.Add(-suggestWindow)
+	g, err := groups.GetGroup(ctx, tenantID, fp, since, now)
 	if err != nil {
-		return nil, s.unavailable(ctx, "suggest rule: group", p, err)
+		return ruleset.Rule{}, "", fmt.Errorf("group %s: %w", fp, err)
 	}
-	members, err := s.groups.ListFailures(ctx, p.TenantID, store.ListQuery{
+	members, err := groups.ListFailures(ctx, tenantID, store.ListQuery{
 		Filter: store.Filter{Fingerprint: fp, Since: since, Until: now}, Limit: suggestRecords})
 	if err != nil {
-		return nil, s.unavailable(ctx, "suggest rule: records", p, err)
+		return ruleset.Rule{}, "", fmt.Errorf("records of group %s: %w", fp, err)
 	}
-	recent, err := s.groups.ListFailures(ctx, p.TenantID, store.ListQuery{
+	recent, err := groups.ListFailures(ctx, tenantID, store.ListQuery{
 		Filter: store.Filter{Since: since, Until: now}, Limit: suggestRecords})
 	if err != nil {
-		return nil, s.unavailable(ctx, "suggest rule: recent records", p, err)
+		return ruleset.Rule{}, "", fmt.Errorf("recent records: %w", err)
 	}
-	rule, why, err := draftRule(g, members)
-	if err != nil {
-		return nil, connect.NewError(connect.CodeInternal, "suggest rule: "+err.Error())
-	}
+	rule, why := draftRule(g, members)
 	check, err := checkDraft(rule, fp, members, recent, now)
 	if err != nil {
-		return nil, connect.NewError(connect.CodeInternal, "suggest rule: the draft does not compile").WithCause(err)
+		return ruleset.Rule{}, "", fmt.Errorf("%w: %w", errDraft, err)
 	}
 	why = append(why, check...)
 	why = append(why, "Mode shadow: the rule decides nothing yet; records it matches carry its would-be outcome (shadow) until you set mode: enforce.")
-	return &v1.SuggestRuleResponse{Rule: ruleset.ToProto(rule), Explanation: strings.Join(why, "\n")}, nil
+	return rule, strings.Join(why, "\n"), nil
 }
 
 func (s *ruleService) unavailable(ctx context.Context, what string, p auth.Principal, err error) error {
@@ -82,7 +93,7 @@ func (s *ruleService) unavailable(ctx context.Context, what string, p auth.Princ
 }
 
 // draftRule builds the rule and the first lines of its explanation.
-func draftRule(g store.Group, members []store.Failure) (ruleset.Rule, []string, error) {
+func draftRule(g store.Group, members []store.Failure) (ruleset.Rule, []string) {
 	sample := store.ErrorFields(g.Sample.Error)
 	template := fingerprint.Template(sample.Message)
 	r := ruleset.Rule{
@@ -142,7 +153,7 @@ func draftRule(g store.Group, members []store.Failure) (ruleset.Rule, []string, 
 	default:
 		why = append(why, fmt.Sprintf("then %s/%s: what rule %q decided for %d of the %d records.", best.class, best.code, best.rule, counts[best], len(members)))
 	}
-	return r, why, nil
+	return r, why
 }
 
 // checkDraft compiles the draft (as enforce, so that a match decides) and runs it against the

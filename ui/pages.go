@@ -114,6 +114,8 @@ type failureView struct {
 	Nearby         []failureRow
 	NearbyMore     bool
 	NearbyURL      string
+	ProblemURL     string
+	Fingerprint    string
 }
 
 type keyValue struct{ Key, Value string }
@@ -173,6 +175,7 @@ func (h *handler) failure(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if f.RuleID != "" {
 		v.RuleURL = ruleURL(f.RuleID)
 	}
+	v.ProblemURL, v.Fingerprint = problemURL(f), f.Fingerprint
 
 	// Other failures of the same tool and code around that time.
 	since, until := f.CreatedAt.Add(-nearbyWindow), f.CreatedAt.Add(nearbyWindow)

@@ -21,6 +21,7 @@ import (
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
 	"github.com/omcp/toolfailure/internal/pgtest"
+	"github.com/omcp/toolfailure/ruleset"
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/postgres"
@@ -114,7 +115,15 @@ func setup(t *testing.T, opts setupOptions) *bundle {
 	if opts.storeRules {
 		rules = ui.StoreRules(s.(ui.RuleGetter))
 	}
-	h, err := ui.New(ui.Config{Store: s, TraceURL: traceURL, Now: b.clock.now, Rules: rules})
+	suggest := func(ctx context.Context, tenantID int64, fp string) (string, string, error) {
+		rule, explanation, err := server.SuggestRule(ctx, s, tenantID, fp, time.Now())
+		if err != nil {
+			return "", "", err
+		}
+		yaml, err := ruleset.FormatFile([]ruleset.Rule{rule})
+		return string(yaml), explanation, err
+	}
+	h, err := ui.New(ui.Config{Store: s, TraceURL: traceURL, Now: b.clock.now, Rules: rules, Suggest: suggest})
 	if err != nil {
 		t.Fatalf("ui.New: %v", err)
 	}

@@ -33,6 +33,9 @@ type Store interface {
 	APIKeyByHash(ctx context.Context, hash []byte) (store.APIKey, store.Tenant, error)
 	GetFailure(ctx context.Context, tenantID int64, id [16]byte) (store.Failure, error)
 	ListFailures(ctx context.Context, tenantID int64, q store.ListQuery) ([]store.Failure, error)
+	ListGroups(ctx context.Context, tenantID int64, q store.GroupQuery) ([]store.Group, error)
+	GetGroup(ctx context.Context, tenantID int64, fingerprint string, since, until time.Time) (store.Group, error)
+	GroupHours(ctx context.Context, tenantID int64, fingerprints []string, since, until time.Time) (map[string][]int64, error)
 }
 
 // Rule is a tenant rule as the rule page shows it.
@@ -67,6 +70,9 @@ type Config struct {
 	// Rules shows tenant rules on the rule page to keys that hold the
 	// rules scope; nil shows their name only.
 	Rules RuleSource
+	// Suggest drafts a rule on a problem's page for keys that hold the rules
+	// scope; nil offers the command line instead.
+	Suggest Suggester
 	// Now is the clock; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -150,6 +156,8 @@ func (h *handler) routes() {
 	h.mux.HandleFunc("GET "+basePath+"failures", h.authed(h.list))
 	h.mux.HandleFunc("GET "+basePath+"failures/{id}", h.authed(h.failure))
 	h.mux.HandleFunc("GET "+basePath+"rules/{id...}", h.authed(h.rule))
+	h.mux.HandleFunc("GET "+basePath+"problems", h.authed(h.problems))
+	h.mux.HandleFunc("GET "+basePath+"problems/{fp}", h.authed(h.problem))
 	h.mux.HandleFunc(basePath, func(w http.ResponseWriter, r *http.Request) {
 		h.renderError(w, r, http.StatusNotFound, "Page not found", "There is no page at this address.")
 	})
@@ -172,7 +180,6 @@ func securityHeaders(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
-
 
 // authed resolves the session on every request, so that a deleted key or a
 // removed lookup scope takes effect at once, and tenant isolation rests on
@@ -318,7 +325,7 @@ func (h *handler) parseTemplates() error {
 		return fmt.Errorf("ui: parse layout: %w", err)
 	}
 	h.pages = map[string]*template.Template{}
-	for _, name := range []string{"signin", "overview", "failure", "list", "rule", "error"} {
+	for _, name := range []string{"signin", "overview", "failure", "list", "rule", "error", "problems", "problem"} {
 		t, err := template.Must(layout.Clone()).ParseFS(templateFS, "templates/"+name+".html")
 		if err != nil {
 			return fmt.Errorf("ui: parse %s: %w", name, err)

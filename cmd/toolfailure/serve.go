@@ -19,6 +19,7 @@ import (
 
 	"github.com/omcp/toolfailure/apikey"
 	"github.com/omcp/toolfailure/journal"
+	"github.com/omcp/toolfailure/ruleset"
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/postgres"
@@ -179,7 +180,7 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 	if err != nil {
 		return failed(err)
 	}
-	uiCfg := ui.Config{Store: b, SessionSecret: uiSecret, TraceURL: traceURL, Logger: log}
+	uiCfg := ui.Config{Store: b, SessionSecret: uiSecret, TraceURL: traceURL, Logger: log, Suggest: suggester(b)}
 	if rg, ok := b.(ui.RuleGetter); ok {
 		uiCfg.Rules = ui.StoreRules(rg)
 	}
@@ -374,5 +375,20 @@ func tuneGC() {
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(256 << 20)
+	}
+}
+
+// suggester is the web page's "suggest a rule": SuggestRule's draft as the rules file's YAML.
+func suggester(groups server.GroupStore) ui.Suggester {
+	return func(ctx context.Context, tenantID int64, fp string) (string, string, error) {
+		rule, explanation, err := server.SuggestRule(ctx, groups, tenantID, fp, time.Now())
+		if err != nil {
+			return "", "", err
+		}
+		yaml, err := ruleset.FormatFile([]ruleset.Rule{rule})
+		if err != nil {
+			return "", "", fmt.Errorf("format the suggested rule: %w", err)
+		}
+		return string(yaml), explanation, nil
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +24,7 @@ type backend interface {
 	EnsureTenant(ctx context.Context, name string) (store.Tenant, error)
 	CreateAPIKey(ctx context.Context, k store.APIKey) (store.APIKey, error)
 	CountAPIKeys(ctx context.Context) (int, error)
+	GroupHours(ctx context.Context, tenantID int64, fingerprints []string, since, until time.Time) (map[string][]int64, error)
 	Close() error
 }
 
