@@ -399,6 +399,7 @@ func matches(f store.Failure, q store.ListQuery) bool {
 		(fl.Class == "" || f.Class == fl.Class) &&
 		(fl.Code == "" || f.Code == fl.Code) &&
 		(fl.TraceID == "" || f.TraceID == strings.ToLower(fl.TraceID)) &&
+		(fl.Fingerprint == "" || f.Fingerprint == fl.Fingerprint) &&
 		(fl.Since.IsZero() || !f.CreatedAt.Before(fl.Since)) &&
 		(fl.Until.IsZero() || f.CreatedAt.Before(fl.Until)) &&
 		(q.After == nil || bytes.Compare(f.ID[:], q.After[:]) < 0)
