@@ -210,7 +210,7 @@ const (
 )
 
 var byteClass = func() (t [256]uint8) {
-	for _, c := range []byte(" \t\n\r\f\v") {
+	for _, c := range []byte(" \t\n\r\f") { // RE2's \s, so that Pattern can match what is folded
 		t[c] |= classSpace | classWordEnd
 	}
 	for _, c := range []byte("()[]{}<>,;=|") {

@@ -5,19 +5,34 @@ import (
 	"strings"
 )
 
+// space is the white space that Template folds: RE2's \s, which is why Template does not take a
+// vertical tab for white space.
+const space = `\s`
+
 var placeholders = []string{PNum, PID, PUUID, PHex, PHost, PEmail, PPath, PURL, PStr, PTime}
 
+// PatternOf is Pattern for the template of msg, anchored at the end only when neither the message
+// nor its template was cut: then the pattern matches every message of msg's group.
+func PatternOf(msg string) string {
+	tpl := Template(msg)
+	return pattern(tpl, len(msg) <= maxInput && len(tpl) < MaxTemplate-len(PEmail))
+}
+
 // Pattern returns an RE2 regular expression that matches every message whose template is
-// template: case-insensitive (fingerprints ignore case), white space as any run of white space,
+// template: case-insensitive (fingerprints ignore case), with . matching newlines (a collapsed list may span lines), white space as any run of white space,
 // and each placeholder as any non-empty text (a placeholder may stand for a list of values). It is
-// anchored at both ends unless the template was cut at MaxTemplate, when only the start is. An
-// empty template gives "".
+// anchored at both ends unless the template may have been cut at MaxTemplate, when only the start
+// is. An empty template gives "".
 func Pattern(template string) string {
+	return pattern(template, len(template) < MaxTemplate-len(PEmail))
+}
+
+func pattern(template string, anchorEnd bool) string {
 	if template == "" {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(`(?i)^\s*`)
+	b.WriteString(`(?is)^` + space + `*`)
 	rest := template
 	for rest != "" {
 		i, p := nextPlaceholder(rest)
@@ -27,7 +42,7 @@ func Pattern(template string) string {
 		}
 		for j, word := range strings.Split(lit, " ") {
 			if j > 0 {
-				b.WriteString(`\s+`)
+				b.WriteString(space + `+`)
 			}
 			b.WriteString(regexp.QuoteMeta(word))
 		}
@@ -37,8 +52,8 @@ func Pattern(template string) string {
 		b.WriteString(`.+?`)
 		rest = rest[i+len(p):]
 	}
-	if len(template) < MaxTemplate-len("<email>") {
-		b.WriteString(`\s*$`)
+	if anchorEnd {
+		b.WriteString(space + `*$`)
 	}
 	return b.String()
 }

@@ -127,7 +127,7 @@ func draftRule(g store.Group, members []store.Failure) (ruleset.Rule, []string) 
 		r.When = cond
 		why = append(why, fmt.Sprintf("when error.type is %q: the type of every record of the group.", sample.Type))
 	}
-	if pat := fingerprint.Pattern(template); pat != "" && len(pat) <= 1024 {
+	if pat := fingerprint.PatternOf(sample.Message); pat != "" && len(pat) <= 1024 {
 		r.MessageMatches = pat
 		why = append(why, fmt.Sprintf("messageMatches from the template %q: its variable parts (placeholders such as <num>) match any text, the rest literally, case-insensitively.", template))
 	}
