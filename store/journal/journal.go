@@ -121,8 +121,6 @@ type Store struct {
 	once    sync.Once
 
 	journaled, drained, quarantined atomic.Uint64
-
-	stale staleCache
 }
 
 type tenantKey struct {
@@ -146,6 +144,11 @@ type segment struct {
 
 var _ store.Store = (*Store)(nil)
 var _ store.RuleWatcher = (*Store)(nil)
+
+// WatchRules forwards the wrapped store's notifications of rule changes (see store.ForwardWatch).
+func (s *Store) WatchRules(ctx context.Context, fn func(store.RuleEvent)) error {
+	return store.ForwardWatch(ctx, s.Store, fn)
+}
 
 // Open wraps inner with the journal in opts.Dir, reading whatever an earlier process left there:
 // those records are pending until the drainer has replayed them, which it starts doing at once.
