@@ -173,7 +173,6 @@ func securityHeaders(next http.Handler) http.Handler {
 	})
 }
 
-
 // authed resolves the session on every request, so that a deleted key or a
 // removed lookup scope takes effect at once, and tenant isolation rests on
 // the store's answer, not on anything the browser holds.
