@@ -96,6 +96,37 @@ interface ProtocolInternals {
   _requestHandlers?: Map<string, RequestHandler>;
 }
 
+interface RegisteredToolInternals {
+  handler: unknown;
+}
+interface McpServerInternals {
+  server?: unknown;
+  setToolRequestHandlers?: () => void;
+  _registeredTools?: Record<string, RegisteredToolInternals>;
+  registerTool?: (...args: unknown[]) => unknown;
+  tool?: (...args: unknown[]) => unknown;
+}
+
+/**
+ * Wraps a tool callback so that a thrown error is remembered under the
+ * request's ID and thrown on: the SDK still makes its error result. Task
+ * handlers (objects) are left alone.
+ */
+function keepThrown(handler: unknown, thrown: Map<unknown, unknown>): unknown {
+  if (typeof handler !== "function") {
+    return handler;
+  }
+  return async (...args: unknown[]) => {
+    try {
+      return await handler(...args);
+    } catch (error) {
+      const extra = args[args.length - 1] as { requestId?: unknown } | undefined;
+      thrown.set(extra?.requestId, error);
+      throw error;
+    }
+  };
+}
+
 export class ToolFailureReporter {
   private readonly client: Client<typeof ClassifierService>;
   private readonly serverLabel: string;
@@ -142,8 +173,28 @@ export class ToolFailureReporter {
   instrument(server: McpServer | Server): void {
     // McpServer sets its tool handlers on the first registerTool; setting
     // them now keeps a later registration from replacing the wrapper.
-    const high = server as unknown as { server?: unknown; setToolRequestHandlers?: () => void };
+    const high = server as unknown as McpServerInternals;
     high.setToolRequestHandlers?.call(high);
+    // The SDK keeps only the message of an error a callback throws; the
+    // error itself (an errno code, an HTTP status, a Retry-After header) is
+    // what the service classifies best, so each callback is wrapped to keep
+    // it, under the request's ID, until the error result it became is seen.
+    const thrown = new Map<unknown, unknown>();
+    if (high._registeredTools && typeof high.registerTool === "function") {
+      for (const tool of Object.values(high._registeredTools)) {
+        tool.handler = keepThrown(tool.handler, thrown);
+      }
+      for (const method of ["registerTool", "tool"] as const) {
+        const register = high[method];
+        if (typeof register === "function") {
+          high[method] = (...args: unknown[]) => {
+            const tool = register.apply(high, args) as RegisteredToolInternals;
+            tool.handler = keepThrown(tool.handler, thrown);
+            return tool;
+          };
+        }
+      }
+    }
     const low = (high.server ?? server) as unknown as ProtocolInternals;
     const handlers = low._requestHandlers;
     const call = handlers?.get("tools/call");
@@ -152,7 +203,14 @@ export class ToolFailureReporter {
     }
     const list = handlers.get("tools/list");
     handlers.set("tools/call", async (request, extra) => {
-      const result = (await call(request, extra)) as CallToolResult;
+      let result: CallToolResult;
+      let error: unknown;
+      try {
+        result = (await call(request, extra)) as CallToolResult;
+      } finally {
+        error = thrown.get(request.id);
+        thrown.delete(request.id);
+      }
       if (!result || typeof result !== "object" || result.isError !== true) {
         return result;
       }
@@ -166,7 +224,11 @@ export class ToolFailureReporter {
             return tools?.tools?.find((t) => t.name === tool)?.annotations;
           }
         : undefined;
-      return this.annotate(tool, result, { annotations, requestMeta: params._meta as Record<string, unknown> | undefined });
+      return this.annotate(tool, result, {
+        error,
+        annotations,
+        requestMeta: params._meta as Record<string, unknown> | undefined,
+      });
     });
   }
 

@@ -40,7 +40,7 @@ export async function startService(): Promise<Service> {
   const db = `sqlite:${join(dir, "toolfailure.db")}`;
   const env = { ...process.env, DATABASE_URL: "", TOOLFAILURE_KEY: "" };
   const key = (scopes: string) => {
-    const out = execFileSync(bin, ["keys", "create", "--tenant", "acme", "--scopes", scopes, "--database-url", db], { env, encoding: "utf8" });
+    const out = execFileSync(bin, ["keys", "create", "--tenant", "acme", "--scopes", scopes, "--database-url", db], { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
     return out.trim().split("\n").at(-1)!.trim();
   };
   const reportKey = key("report");
