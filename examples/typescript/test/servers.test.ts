@@ -11,9 +11,10 @@ import {
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 
+import { runAgent } from "../src/agent.js";
 import { createPlainServer } from "../src/plain-server.js";
 import { createExampleServer } from "../src/server.js";
-import { TOOL_FAILURE_KEY } from "../src/toolfailure.js";
+import { TOOL_FAILURE_KEY } from "@omcp/toolfailure";
 import { CORRELATION_ID } from "./helpers.js";
 
 const needsService =
@@ -57,6 +58,23 @@ describe("example server (helper inside)", { skip: needsService }, () => {
       });
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe("agent (callToolWithPolicy) against the example server", { skip: needsService }, () => {
+  it("decides per class: retries the overloaded search, stops or asks the user otherwise", async () => {
+    const reports = new Map((await runAgent()).map((r) => [r.tool, r]));
+    assert.equal(reports.get("get_weather")?.action, "none");
+    const search = reports.get("search")!;
+    assert.equal(search.class, "reliability");
+    assert.equal(search.action, "stopped", "the search backend never recovers; the retries stop at the bound");
+    assert.ok(search.attempts > 1, `search: ${search.attempts} attempts (${search.reason})`);
+    assert.equal(reports.get("send_email")?.attempts, 1, "send_email is not idempotent");
+    assert.equal(reports.get("get_repo")?.class, "capability");
+    assert.equal(reports.get("deploy")?.action, "ask_user");
+    for (const r of reports.values()) {
+      for (const id of r.correlationIds) assert.match(id, CORRELATION_ID);
     }
   });
 });
