@@ -76,6 +76,33 @@ func nodeEnv(extra ...string) []string {
 	return append(env, extra...)
 }
 
+// TestTypeScriptPackage runs the package's own tests (node --test): the
+// shared dispatch vectors, the reporter and the dispatcher against a live
+// service, and npm pack installed into a fresh project where the documented
+// examples run. This is how scripts/test holds the TypeScript dispatcher
+// to the same vectors as the Go one.
+func TestTypeScriptPackage(t *testing.T) {
+	t.Parallel()
+	dir := typescriptPackage(t)
+	tests, err := filepath.Glob(filepath.Join(dir, "dist", "test", "*.test.js"))
+	if err != nil || len(tests) == 0 {
+		t.Fatalf("no compiled tests in %s: %v", dir, err)
+	}
+	cmd := exec.Command("node", append([]string{"--test"}, tests...)...)
+	cmd.Dir = dir
+	cmd.Env = nodeEnv()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	t.Logf("node --test:\n%s", out.String())
+	if err != nil {
+		t.Fatalf("the TypeScript package's tests failed: %v", err)
+	}
+	if !strings.Contains(out.String(), "# fail 0") || !strings.Contains(out.String(), "# skipped 0") {
+		t.Fatal("the TypeScript package's tests did not all run")
+	}
+}
+
 // TestTypeScriptAgentAgainstGoServer runs the package's agent test
 // (callToolWithPolicy over streamable HTTP) against the Go tool server with
 // the Annotator installed, then checks from the server's side what the
