@@ -134,7 +134,6 @@ func runDispatchVector(t *testing.T, v *dispatchVector) {
 	var mu sync.Mutex
 	var callsAt []int64
 	for _, tool := range v.Tools {
-		tool := tool
 		if tool.InputSchema == nil {
 			tool.InputSchema = map[string]any{"type": "object"}
 		}

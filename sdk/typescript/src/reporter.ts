@@ -127,6 +127,9 @@ function keepThrown(handler: unknown, thrown: Map<unknown, unknown>): unknown {
   };
 }
 
+// A second instrument would classify every failure twice over.
+const instrumented = new WeakSet<object>();
+
 export class ToolFailureReporter {
   private readonly client: Client<typeof ClassifierService>;
   private readonly serverLabel: string;
@@ -171,6 +174,9 @@ export class ToolFailureReporter {
    * tools are registered, or at least one of them.
    */
   instrument(server: McpServer | Server): void {
+    if (instrumented.has(server)) {
+      throw new Error("ToolFailureReporter.instrument: this server is instrumented already");
+    }
     // McpServer sets its tool handlers on the first registerTool; setting
     // them now keeps a later registration from replacing the wrapper.
     const high = server as unknown as McpServerInternals;
@@ -201,6 +207,7 @@ export class ToolFailureReporter {
     if (!handlers || !call) {
       throw new Error("ToolFailureReporter.instrument: the server has no tools/call handler yet; register a tool first");
     }
+    instrumented.add(server);
     const list = handlers.get("tools/list");
     handlers.set("tools/call", async (request, extra) => {
       let result: CallToolResult;

@@ -10,7 +10,7 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 import { FailureService } from "../src/gen/toolfailure/v1/failure_service_pb.js";
@@ -92,6 +92,25 @@ describe("with a live service", () => {
 
       assert.deepEqual(await call("ok"), { content: [{ type: "text", text: "fine" }], _meta: { "com.example/source": "station-7" } });
       assert.deepEqual(reporter.stats(), { failed: 7, classified: 5, alreadyTagged: 2, missed: 0, missedTimeout: 0 });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("instrument before the tools are registered: later tools are covered, thrown facts kept", async () => {
+    const reporter = new ToolFailureReporter({ baseUrl: svc.url, apiKey: svc.reportKey, budgetMs: 5000 });
+    const server = new McpServer({ name: "late", version: "1" });
+    reporter.instrument(server);
+    assert.throws(() => reporter.instrument(server), /instrumented already/);
+    server.registerTool("fetch_page", { description: "404 as an HTTP client reports it" }, async () => {
+      // The message alone does not say 404: only the thrown error's status does.
+      throw Object.assign(new Error("request failed"), { status: 404 });
+    });
+    const client = await connect(server);
+    try {
+      const res = (await client.callTool({ name: "fetch_page", arguments: {} })) as CallToolResult;
+      assert.deepEqual([failure(res).class, failure(res).code], ["capability", "resource_not_found"]);
+      assert.equal((await lookup(String(failure(res).correlationId))).failure?.error?.httpStatus, 404);
     } finally {
       await client.close();
     }
