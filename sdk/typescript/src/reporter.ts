@@ -170,8 +170,10 @@ export class ToolFailureReporter {
    * every failed tools/call result gains the key, whether the tool callback
    * returned it, threw (the SDK turns that into an error result), or the
    * SDK refused the arguments. The tool's annotations are read from the
-   * server's own tools/list, as the client sees them. Call it after the
-   * tools are registered, or at least one of them.
+   * server's own tools/list, as the client sees them. Call it once, before
+   * connect; an McpServer's tools are covered whether they are registered
+   * before or after (a low-level Server needs its tools/call handler set
+   * first).
    */
   instrument(server: McpServer | Server): void {
     if (instrumented.has(server)) {
