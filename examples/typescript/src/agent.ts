@@ -7,7 +7,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { callToolWithPolicy, type PolicyReport } from "@omcp/toolfailure";
+import { callToolWithPolicy, type PolicyReport, type ReporterOptions } from "@omcp/toolfailure";
 import { pathToFileURL } from "node:url";
 
 import { createExampleServer } from "./server.js";
@@ -21,9 +21,9 @@ export const calls = [
 ];
 
 /** Runs every call against a fresh example server; one report per call. */
-export async function runAgent(): Promise<PolicyReport[]> {
+export async function runAgent(server: ReporterOptions = {}): Promise<PolicyReport[]> {
   const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
-  await createExampleServer().connect(serverEnd);
+  await createExampleServer(server).connect(serverEnd);
   const client = new Client({ name: "typescript-agent", version: "1.0.0" });
   await client.connect(clientEnd);
   try {

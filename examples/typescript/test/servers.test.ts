@@ -20,6 +20,11 @@ import { CORRELATION_ID } from "./helpers.js";
 const needsService =
   !process.env.TOOLFAILURE_SERVER || !process.env.TOOLFAILURE_KEY ? "set TOOLFAILURE_SERVER and TOOLFAILURE_KEY to a running service" : false;
 
+// A generous budget: the machine running the tests is shared, and a slow
+// run must not turn into a classification miss (the budget itself is
+// tested in sdk/typescript).
+const budgetMs = 10_000;
+
 async function connect(server: { connect(t: InMemoryTransport): Promise<void> }, client = new Client({ name: "test", version: "1" })) {
   const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
   await server.connect(serverEnd);
@@ -29,7 +34,7 @@ async function connect(server: { connect(t: InMemoryTransport): Promise<void> },
 
 describe("example server (helper inside)", { skip: needsService }, () => {
   it("attaches a toolFailure to every failure and nothing to successes", async () => {
-    const client = await connect(createExampleServer());
+    const client = await connect(createExampleServer({ budgetMs }));
     try {
       const cases = [
         { tool: "send_email", args: { to: "a@example.com" }, cls: "reliability" },
@@ -64,7 +69,7 @@ describe("example server (helper inside)", { skip: needsService }, () => {
 
 describe("agent (callToolWithPolicy) against the example server", { skip: needsService }, () => {
   it("decides per class: retries the overloaded search, stops or asks the user otherwise", async () => {
-    const reports = new Map((await runAgent()).map((r) => [r.tool, r]));
+    const reports = new Map((await runAgent({ budgetMs })).map((r) => [r.tool, r]));
     assert.equal(reports.get("get_weather")?.action, "none");
     const search = reports.get("search")!;
     assert.equal(search.class, "reliability");
