@@ -206,7 +206,8 @@ describe("fail-open: a service that is down, slow or answers garbage", () => {
       const elapsed = Date.now() - start;
       assert.equal(out, failed);
       assert.deepEqual(failed._meta, { "com.example/x": 1 }, "the input is not modified");
-      assert.ok(elapsed < 1200, `took ${elapsed} ms with a 200 ms budget`);
+      // Bounded by the budget, with room for a loaded machine: a hang would never end.
+      assert.ok(elapsed < 2000, `took ${elapsed} ms with a 200 ms budget`);
       assert.equal(misses.length, 1);
       assert.ok(!String(misses[0]).includes(secret), "a miss never shows the key");
       const stats = reporter.stats();
