@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,66 +12,88 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
 
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
 	"github.com/omcp/toolfailure/mcpfailure"
 	"github.com/omcp/toolfailure/mcpproxy"
 )
 
-const proxyUsage = `usage: toolfailure proxy [flags] -- COMMAND [ARG…]
-       toolfailure proxy [flags] --upstream URL
+// proxyFlags are proxy's flags.
+type proxyFlags struct {
+	cf       clientFlags
+	upstream string
+	listen   string
+	label    string
+	budget   time.Duration
+	verbose  bool
+}
 
-Fronts an MCP server and adds the toolFailure key to its failed tool results,
+func newProxyCmd() *cobra.Command {
+	var f proxyFlags
+	cmd := &cobra.Command{
+		Use:   "proxy [flags] [--] COMMAND [ARG…] | proxy [flags] --upstream URL",
+		Short: "Front an MCP server and add toolFailure to its failed tool results",
+		Long: `Fronts an MCP server and adds the toolFailure key to its failed tool results,
 classified and recorded by the toolfailure service. Everything else passes
 through unchanged. The server is started as a child process over stdio
-(-- COMMAND ARG…) or reached over streamable HTTP (--upstream URL); the proxy
-serves it on its own stdin and stdout, or over streamable HTTP with --listen.
+(-- COMMAND ARG…, or COMMAND ARG… without --) or reached over streamable HTTP
+(--upstream URL); the proxy serves it on its own stdin and stdout, or over
+streamable HTTP with --listen. Flags end at the command: what follows it is
+the command's own.
 
 Over stdio, stdout carries MCP messages only; logs go to stderr. The proxy
 exits 0 when its input ends and 1 when the upstream goes away (calls in flight
-are answered with a JSON-RPC error first).
-
-Flags:
-`
-
-func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
-	cf := addClientFlags(fs)
-	upstream := fs.String("upstream", "", "streamable HTTP endpoint of the MCP server to front, instead of -- COMMAND")
-	listen := fs.String("listen", "", "serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio, one upstream session (for a command, one child) per client session")
-	label := fs.String("label", "", "server label failures are reported under (default: the upstream's serverInfo.name)")
-	budget := fs.Duration("budget", mcpfailure.DefaultBudget, "how long a failed result may wait for the service before it is passed on unchanged")
-	verbose := fs.Bool("v", false, "log at debug level")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), proxyUsage)
-		fs.PrintDefaults()
+are answered with a JSON-RPC error first).`,
+		Example: `  toolfailure proxy -- node server.js
+  toolfailure proxy --upstream http://127.0.0.1:3000/mcp
+  toolfailure proxy --listen 127.0.0.1:3001 -- python3 server.py`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if code := runProxy(cmd.Context(), f, args, cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
+				return exitSilently(code)
+			}
+			return nil
+		},
 	}
-	if ok, code := parseFlags(fs, args, stderr); !ok {
-		return code
-	}
-	argv := fs.Args()
+	// The first argument that is not a flag is the command: its own flags
+	// (node --inspect) must reach it, not the proxy.
+	cmd.Flags().SetInterspersed(false)
+	cmd.Annotations = map[string]string{annotationArgsAreACommand: ""}
+	fs := cmd.Flags()
+	f.cf = addClientFlags(fs)
+	fs.StringVar(&f.upstream, "upstream", "", "streamable HTTP endpoint of the MCP server to front, instead of -- COMMAND")
+	fs.StringVar(&f.listen, "listen", "", "serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio, one upstream session (for a command, one child) per client session")
+	fs.StringVar(&f.label, "label", "", "server label failures are reported under (default: the upstream's serverInfo.name)")
+	fs.DurationVar(&f.budget, "budget", mcpfailure.DefaultBudget, "how long a failed result may wait for the service before it is passed on unchanged")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log at debug level")
+	return cmd
+}
+
+// runProxy runs the proxy for the parsed flags and the upstream command
+// argv, and returns the exit status; its messages name "toolfailure proxy".
+func runProxy(ctx context.Context, f proxyFlags, argv []string, stdout, stderr io.Writer) int {
 	switch {
-	case *upstream == "" && len(argv) == 0:
+	case f.upstream == "" && len(argv) == 0:
 		fmt.Fprintln(stderr, "toolfailure proxy: name the MCP server: -- COMMAND ARG… or --upstream URL")
 		return 2
-	case *upstream != "" && len(argv) > 0:
+	case f.upstream != "" && len(argv) > 0:
 		fmt.Fprintln(stderr, "toolfailure proxy: give either --upstream or a command, not both")
 		return 2
 	}
-	client, err := cf.client()
+	client, err := f.cf.client()
 	if err != nil {
 		fmt.Fprintln(stderr, "toolfailure proxy:", err)
 		return 2
 	}
 	level := slog.LevelInfo
-	if *verbose {
+	if f.verbose {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	p, err := mcpproxy.New(mcpproxy.Config{
 		Classifier: toolfailurev1connect.NewClassifierServiceClient(client),
-		Server:     *label,
-		Budget:     *budget,
+		Server:     f.label,
+		Budget:     f.budget,
 		Logger:     logger,
 	})
 	if err != nil {
@@ -80,14 +101,14 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	newUpstream := func() (mcp.Transport, error) {
-		if *upstream != "" {
-			return &mcpproxy.HTTPUpstream{Endpoint: *upstream, Logger: logger}, nil
+		if f.upstream != "" {
+			return &mcpproxy.HTTPUpstream{Endpoint: f.upstream, Logger: logger}, nil
 		}
 		return mcpproxy.Command(argv, stderr)
 	}
 
-	if *listen != "" {
-		return serveProxy(ctx, p, newUpstream, *listen, stderr, logger)
+	if f.listen != "" {
+		return serveProxy(ctx, p, newUpstream, f.listen, stderr, logger)
 	}
 	up, err := newUpstream()
 	if err != nil {

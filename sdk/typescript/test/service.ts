@@ -12,10 +12,7 @@ import { fileURLToPath } from "node:url";
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..");
 
 /** A correlation ID: treated as opaque, checked only for its shape. */
-// The check character moves into the 32-symbol alphabet
-// (^tf_[0-9A-HJKMNP-TV-Z]{27}$); until every service issues such IDs, the
-// old extra symbols are accepted as the last character too.
-export const CORRELATION_ID = /^tf_[0-9A-HJKMNP-TV-Z]{26}[0-9A-HJKMNP-TV-Z*~$=U]$/;
+export const CORRELATION_ID = /^tf_[0-9A-HJKMNP-TV-Z]{27}$/;
 
 export interface Service {
   url: string;
