@@ -366,8 +366,22 @@ func (s *Store) GetFailure(ctx context.Context, tenantID int64, id [16]byte) (st
 // store is unavailable it fails: a listing that silently left out everything already stored would
 // mislead more than an error does.
 func (s *Store) ListFailures(ctx context.Context, tenantID int64, q store.ListQuery) ([]store.Failure, error) {
+	// The journal's records are read before the store's page: the drainer writes a record to the
+	// store before it leaves the journal, so a record that moves meanwhile is seen at least once
+	// (twice at most, and counted once). Read the other way round, a record drained between the
+	// two reads would be in neither.
+	var pending []store.Failure
+	if s.npending.Load() > 0 {
+		s.mu.RLock()
+		for _, e := range s.pending {
+			if e.f.TenantID == tenantID && matches(e.f, q) {
+				pending = append(pending, e.f)
+			}
+		}
+		s.mu.RUnlock()
+	}
 	page, err := s.Store.ListFailures(ctx, tenantID, q)
-	if err != nil || s.npending.Load() == 0 {
+	if err != nil || len(pending) == 0 {
 		return page, err
 	}
 	limit := q.Limit
@@ -381,13 +395,11 @@ func (s *Store) ListFailures(ctx context.Context, tenantID int64, q store.ListQu
 	for _, f := range page {
 		seen[f.ID] = true
 	}
-	s.mu.RLock()
-	for _, e := range s.pending {
-		if e.f.TenantID == tenantID && !seen[e.f.ID] && matches(e.f, q) {
-			page = append(page, e.f)
+	for _, f := range pending {
+		if !seen[f.ID] {
+			page = append(page, f)
 		}
 	}
-	s.mu.RUnlock()
 	slices.SortFunc(page, func(a, b store.Failure) int { return bytes.Compare(b.ID[:], a.ID[:]) })
 	if len(page) > limit {
 		page = page[:limit]
