@@ -202,11 +202,14 @@ func (s *session) drain(ctx context.Context, fromUpstream chan error) (upErr err
 // upstreamError explains why the upstream ended: the read error, and what
 // closing it said (for a child process, its exit status).
 func upstreamError(readErr, closeErr error) error {
+	// The read error first: it is what happened. Closing a connection that
+	// already failed fails again (an HTTP upstream's DELETE, say), which says
+	// nothing new; a child's exit status comes with a plain EOF.
 	switch {
-	case closeErr != nil && !errors.Is(closeErr, io.EOF):
-		return fmt.Errorf("%w (%v)", ErrUpstreamClosed, closeErr)
 	case readErr != nil && !errors.Is(readErr, io.EOF):
 		return fmt.Errorf("%w: %v", ErrUpstreamClosed, readErr)
+	case closeErr != nil && !errors.Is(closeErr, io.EOF):
+		return fmt.Errorf("%w (%v)", ErrUpstreamClosed, closeErr)
 	default:
 		return ErrUpstreamClosed
 	}
@@ -308,7 +311,10 @@ func (s *session) fromUpstream(ctx context.Context) error {
 						s.learnTools(m.Result, !c.cursor)
 					}
 				case "tools/call":
-					if m.Error != nil {
+					if isProxyError(m.Error) {
+						// The proxy's own transport error: a protocol
+						// error, not the tool's failure; nothing to record.
+					} else if m.Error != nil {
 						s.work.Add(1)
 						go s.classifyProtocolError(ctx, c, m)
 					} else if isErrorResult(m.Result) {
@@ -510,6 +516,24 @@ func (s *session) forgetTools() {
 	s.tools = map[string]*mcp.ToolAnnotations{}
 	s.toolsComplete = false
 	s.mu.Unlock()
+}
+
+// proxyError is a JSON-RPC error that the proxy wrote itself, about its own
+// transport (an upstream that cannot be reached, a stream that broke). It is
+// encoded like any JSON-RPC error, and never recorded as a tool's failure:
+// only a tool's own answers are.
+type proxyError struct{ wire *jsonrpc.Error }
+
+func newProxyError(code int64, message string) error {
+	return &proxyError{&jsonrpc.Error{Code: code, Message: message}}
+}
+
+func (e *proxyError) Error() string { return e.wire.Message }
+func (e *proxyError) Unwrap() error { return e.wire }
+
+func isProxyError(err error) bool {
+	var pe *proxyError
+	return errors.As(err, &pe)
 }
 
 // describe names a message for a log line without its payload, which may

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -147,7 +148,43 @@ func (u *upstreamHeaders) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header.Set("Mcp-Protocol-Version", v)
 		}
 	}
-	return u.next.RoundTrip(req)
+	resp, err := u.next.RoundTrip(req)
+	if err != nil {
+		if req.Method == http.MethodGet && req.Header.Get("Last-Event-ID") != "" && u.conn.live(req) {
+			// The SDK's transport is resuming a response stream that broke,
+			// and the server cannot be reached: its retries, with their
+			// backoff, would keep the calls on that stream waiting for many
+			// seconds for an answer that cannot come.
+			u.conn.fail(fmt.Errorf("cannot reach the upstream MCP server at %s to resume a broken response stream: %w", u.conn.endpoint, err))
+		}
+		return nil, err
+	}
+	resp.Body = &watchedBody{ReadCloser: resp.Body, conn: u.conn, req: req}
+	return resp, nil
+}
+
+// watchedBody ends the session when a response stream from the upstream
+// breaks (a connection reset, a body cut short): the server went away, and
+// every call still waiting should hear so now. A stream the server ends on
+// purpose ends with io.EOF and is left to the SDK's transport.
+type watchedBody struct {
+	io.ReadCloser
+	conn *httpUpstreamConn
+	req  *http.Request
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) && b.conn.live(b.req) {
+		b.conn.fail(fmt.Errorf("the connection to the upstream MCP server at %s broke: %w", b.conn.endpoint, err))
+	}
+	return n, err
+}
+
+// live reports whether a failure of req says something about the upstream:
+// neither the request nor the connection was cancelled on this side.
+func (c *httpUpstreamConn) live(req *http.Request) bool {
+	return c.ctx.Err() == nil && req.Context().Err() == nil
 }
 
 func (c *httpUpstreamConn) negotiated() string {
@@ -167,6 +204,7 @@ func (c *httpUpstreamConn) pump() {
 			return
 		}
 		c.observe(msg)
+		msg = c.ownTransportError(msg)
 		select {
 		case c.in <- msg:
 		case <-c.ctx.Done():
@@ -184,6 +222,29 @@ func (c *httpUpstreamConn) fail(err error) {
 		c.failErr = err
 		close(c.failed)
 	}
+}
+
+// ownTransportError replaces the answers the SDK's transport makes up for a
+// call whose response stream ended without an answer. Their error is a bare
+// Go error, which would go out as a JSON-RPC error with code 0; the client
+// gets the proxy's CodeConnectionClosed instead, marked as the proxy's own so
+// that it is not recorded as a failure of the tool.
+func (c *httpUpstreamConn) ownTransportError(msg jsonrpc.Message) jsonrpc.Message {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error == nil {
+		return msg
+	}
+	var werr *jsonrpc.Error
+	if errors.As(resp.Error, &werr) {
+		return msg
+	}
+	why := "the upstream MCP server at " + c.endpoint + " ended the response stream without answering the request (" + resp.Error.Error() + ")"
+	select {
+	case <-c.failed:
+		why = c.failErr.Error() // the stream ended because the connection broke
+	default:
+	}
+	return &jsonrpc.Response{ID: resp.ID, Error: newProxyError(CodeConnectionClosed, "toolfailure proxy: "+why)}
 }
 
 func (c *httpUpstreamConn) observe(msg jsonrpc.Message) {
@@ -238,7 +299,7 @@ func (c *httpUpstreamConn) Write(ctx context.Context, msg jsonrpc.Message) error
 		}
 		go func() {
 			if err := c.inner.Write(ctx, msg); err != nil && ctx.Err() == nil {
-				c.deliver(errorAnswer(req.ID, err))
+				c.deliver(errorAnswer(req.ID, c.endpoint, err))
 			}
 		}()
 		return nil
@@ -255,14 +316,15 @@ func (c *httpUpstreamConn) Write(ctx context.Context, msg jsonrpc.Message) error
 // errorAnswer turns a failed POST of a call into the answer the client gets.
 // An upstream that refused the call with a JSON-RPC error in the HTTP body
 // is quoted exactly; any other failure is the proxy's CodeConnectionClosed.
-func errorAnswer(id jsonrpc.ID, err error) *jsonrpc.Response {
+func errorAnswer(id jsonrpc.ID, endpoint string, err error) *jsonrpc.Response {
 	if werr := upstreamWireError(err); werr != nil {
 		return &jsonrpc.Response{ID: id, Error: werr}
 	}
-	return &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{
-		Code:    CodeConnectionClosed,
-		Message: "toolfailure proxy: the upstream MCP server did not take the request: " + err.Error(),
-	}}
+	what := "the connection to the upstream MCP server at " + endpoint + " broke before it answered: "
+	if op := (*net.OpError)(nil); errors.As(err, &op) && op.Op == "dial" {
+		what = "cannot reach the upstream MCP server at " + endpoint + ": "
+	}
+	return &jsonrpc.Response{ID: id, Error: newProxyError(CodeConnectionClosed, "toolfailure proxy: "+what+err.Error())}
 }
 
 // upstreamWireError finds the JSON-RPC error the upstream answered with in
@@ -306,6 +368,13 @@ func (c *httpUpstreamConn) Close() error {
 	c.closeOnce.Do(func() {
 		c.closeErr = c.inner.Close() // ends the session upstream (DELETE)
 		c.cancel()
+		select {
+		case <-c.failed:
+			// The upstream is already gone; that the DELETE failed too is
+			// no news, and would hide the reason it went.
+			c.closeErr = nil
+		default:
+		}
 	})
 	return c.closeErr
 }
