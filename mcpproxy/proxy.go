@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -37,9 +38,19 @@ var ErrUpstreamClosed = errors.New("upstream MCP server closed the connection")
 
 // Config configures a Proxy.
 type Config struct {
-	// Classifier is the toolfailure service (ClassifierService.Classify);
-	// required. mcpfailure.NewClassifierClient builds one.
+	// Classifier is the toolfailure service (ClassifierService.Classify).
+	// mcpfailure.NewClassifierClient builds one. Nil means the proxy has no
+	// service (no key was given, say): it relays every message unchanged,
+	// which is what the client would see without it, and says once why it
+	// is not annotating (see Unavailable). A proxy that refused to start
+	// would take the MCP server down with it.
 	Classifier mcpfailure.Classifier
+	// Unavailable says why Classifier is nil, for that warning ("no API key:
+	// set TOOLFAILURE_KEY"). Ignored when Classifier is set.
+	Unavailable string
+	// ServiceURL is where Classifier goes, for CheckService and for the
+	// messages that name the service. Optional.
+	ServiceURL string
 	// Server is the label failures are reported under (ClassifyRequest.server).
 	// Empty means the name the upstream gives in its initialize result
 	// (serverInfo.name), which is what an operator knows the server by.
@@ -60,13 +71,15 @@ type Config struct {
 // number of sessions at once.
 type Proxy struct {
 	cfg Config
+
+	// warning, once set, is why the proxy does not (or cannot) annotate;
+	// it is logged once and sent to each client session once.
+	warnOnce sync.Once
+	warning  atomic.Pointer[string]
 }
 
 // New checks cfg and returns a Proxy.
 func New(cfg Config) (*Proxy, error) {
-	if cfg.Classifier == nil {
-		return nil, errors.New("mcpproxy: Config.Classifier is required")
-	}
 	if cfg.Budget < 0 {
 		return nil, fmt.Errorf("mcpproxy: Config.Budget %v is negative", cfg.Budget)
 	}
@@ -79,7 +92,38 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Proxy{cfg: cfg}, nil
+	p := &Proxy{cfg: cfg}
+	if cfg.Classifier == nil {
+		p.warn(p.unavailable())
+	}
+	return p, nil
+}
+
+func (p *Proxy) unavailable() string {
+	why := p.cfg.Unavailable
+	if why == "" {
+		why = "no toolfailure service is configured"
+	}
+	return why
+}
+
+// warn records why failed results will go out unannotated and says so, once
+// per proxy, loudly: the relay goes on regardless, so nothing else would
+// show that the proxy is not doing its job.
+func (p *Proxy) warn(why string) {
+	p.warnOnce.Do(func() {
+		msg := "toolfailure proxy: NOT annotating failed tool results, relaying every message unchanged: " + why
+		p.warning.Store(&msg)
+		p.cfg.Logger.Error(msg)
+	})
+}
+
+// Warning returns the warning the proxy gave about not annotating, or "".
+func (p *Proxy) Warning() string {
+	if w := p.warning.Load(); w != nil {
+		return *w
+	}
+	return ""
 }
 
 // Relay connects client (the transport facing the MCP client, such as
@@ -206,7 +250,7 @@ func upstreamError(readErr, closeErr error) error {
 	// already failed fails again (an HTTP upstream's DELETE, say), which says
 	// nothing new; a child's exit status comes with a plain EOF.
 	switch {
-	case readErr != nil && !errors.Is(readErr, io.EOF):
+	case readErr != nil && readErr != io.EOF: // a wrapped EOF has more to say
 		return fmt.Errorf("%w: %v", ErrUpstreamClosed, readErr)
 	case closeErr != nil && !errors.Is(closeErr, io.EOF):
 		return fmt.Errorf("%w (%v)", ErrUpstreamClosed, closeErr)
@@ -237,6 +281,12 @@ type session struct {
 	toolsComplete bool
 	serverName    string
 	initialized   bool
+	// logging says the upstream declared the logging capability, so the
+	// client accepts notifications/message in this session; logLevel is
+	// the level the client asked for with logging/setLevel, if any.
+	logging  bool
+	logLevel string
+	warned   bool
 
 	annotatorOnce sync.Once
 	annotator     *mcpfailure.Annotator
@@ -268,6 +318,7 @@ func (s *session) fromClient(ctx context.Context) error {
 		if req, ok := msg.(*jsonrpc.Request); ok {
 			if req.IsCall() {
 				s.track(req)
+				s.tellWarning(ctx, req)
 			} else {
 				s.observeClientNotification(req)
 			}
@@ -311,9 +362,10 @@ func (s *session) fromUpstream(ctx context.Context) error {
 						s.learnTools(m.Result, !c.cursor)
 					}
 				case "tools/call":
-					if isProxyError(m.Error) {
-						// The proxy's own transport error: a protocol
-						// error, not the tool's failure; nothing to record.
+					if s.p.cfg.Classifier == nil || isProxyError(m.Error) {
+						// No service: relayed as it came. Or the proxy's
+						// own transport error: a protocol error, not the
+						// tool's failure; nothing to record.
 					} else if m.Error != nil {
 						s.work.Add(1)
 						go s.classifyProtocolError(ctx, c, m)
@@ -369,6 +421,15 @@ func (s *session) track(req *jsonrpc.Request) {
 		}
 		_ = json.Unmarshal(req.Params, &p)
 		c.cursor = p.Cursor != ""
+	case "logging/setLevel":
+		var p struct {
+			Level string `json:"level"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil {
+			s.mu.Lock()
+			s.logLevel = p.Level
+			s.mu.Unlock()
+		}
 	}
 	s.mu.Lock()
 	s.pending[req.ID] = c
@@ -431,6 +492,63 @@ func (s *session) observeClientNotification(req *jsonrpc.Request) {
 	}
 }
 
+// tellWarning sends the proxy's warning, if it has one, to the client as a
+// log message, once per session. Only in a session whose server declared
+// logging (the specification lets a server send log messages only then),
+// once the handshake is over, and at a level the client did not filter out;
+// on the stateless protocol, which has no handshake, with a request that
+// asks for log messages (its _meta logLevel). It goes out just before a
+// request of the client's is forwarded, so that over HTTP there is a stream
+// open to carry it.
+func (s *session) tellWarning(ctx context.Context, req *jsonrpc.Request) {
+	w := s.p.Warning()
+	if w == "" {
+		return
+	}
+	var p struct {
+		Meta struct {
+			LogLevel string `json:"io.modelcontextprotocol/logLevel"`
+		} `json:"_meta"`
+	}
+	s.mu.Lock()
+	if s.warned || !s.logging {
+		s.mu.Unlock()
+		return
+	}
+	level, asked := s.logLevel, s.initialized
+	s.mu.Unlock()
+	if !asked {
+		if json.Unmarshal(req.Params, &p) != nil || p.Meta.LogLevel == "" {
+			return
+		}
+		level, asked = p.Meta.LogLevel, true
+	}
+	s.mu.Lock()
+	tell := !s.warned && levelAllowsWarning(level)
+	if tell {
+		s.warned = true
+	}
+	s.mu.Unlock()
+	if !tell {
+		return
+	}
+	params, err := json.Marshal(map[string]any{"level": "warning", "logger": "toolfailure-proxy", "data": w})
+	if err != nil {
+		return
+	}
+	s.toClient(ctx, &jsonrpc.Request{Method: "notifications/message", Params: params})
+}
+
+// levelAllowsWarning reports whether a client that asked for level (empty:
+// did not ask) receives a message of level warning.
+func levelAllowsWarning(level string) bool {
+	switch level {
+	case "error", "critical", "alert", "emergency":
+		return false
+	}
+	return true
+}
+
 // failPending answers every call still waiting with a JSON-RPC error.
 func (s *session) failPending(ctx context.Context, message string) {
 	s.mu.Lock()
@@ -463,10 +581,18 @@ func (s *session) learnServer(result json.RawMessage) {
 		ServerInfo struct {
 			Name string `json:"name"`
 		} `json:"serverInfo"`
+		Capabilities struct {
+			Logging json.RawMessage `json:"logging"`
+		} `json:"capabilities"`
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
 	if json.Unmarshal(result, &r) != nil {
 		return
+	}
+	if l := r.Capabilities.Logging; len(l) > 0 && string(l) != "null" {
+		s.mu.Lock()
+		s.logging = true
+		s.mu.Unlock()
 	}
 	name := r.ServerInfo.Name
 	if name == "" {

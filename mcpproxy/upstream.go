@@ -150,12 +150,21 @@ func (u *upstreamHeaders) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := u.next.RoundTrip(req)
 	if err != nil {
-		if req.Method == http.MethodGet && req.Header.Get("Last-Event-ID") != "" && u.conn.live(req) {
-			// The SDK's transport is resuming a response stream that broke,
-			// and the server cannot be reached: its retries, with their
-			// backoff, would keep the calls on that stream waiting for many
-			// seconds for an answer that cannot come.
-			u.conn.fail(fmt.Errorf("cannot reach the upstream MCP server at %s to resume a broken response stream: %w", u.conn.endpoint, err))
+		if u.conn.live(req) {
+			switch {
+			case req.Method == http.MethodGet && req.Header.Get("Last-Event-ID") != "":
+				// The SDK's transport is resuming a response stream that
+				// broke, and the server cannot be reached: its retries,
+				// with their backoff, would keep the calls on that stream
+				// waiting for many seconds for an answer that cannot come.
+				u.conn.fail(fmt.Errorf("cannot reach the upstream MCP server at %s to resume a broken response stream: %w", u.conn.endpoint, err))
+			case !isDialError(err):
+				// The request was sent and the connection broke before an
+				// answer came: the server went away mid-request. (A server
+				// that cannot be reached at all fails only the one call:
+				// there is nothing in flight to tell.)
+				u.conn.fail(fmt.Errorf("the connection to the upstream MCP server at %s broke: %w", u.conn.endpoint, err))
+			}
 		}
 		return nil, err
 	}
@@ -321,7 +330,7 @@ func errorAnswer(id jsonrpc.ID, endpoint string, err error) *jsonrpc.Response {
 		return &jsonrpc.Response{ID: id, Error: werr}
 	}
 	what := "the connection to the upstream MCP server at " + endpoint + " broke before it answered: "
-	if op := (*net.OpError)(nil); errors.As(err, &op) && op.Op == "dial" {
+	if isDialError(err) {
 		what = "cannot reach the upstream MCP server at " + endpoint + ": "
 	}
 	return &jsonrpc.Response{ID: id, Error: newProxyError(CodeConnectionClosed, "toolfailure proxy: "+what+err.Error())}
@@ -356,6 +365,13 @@ func upstreamWireError(err error) *jsonrpc.Error {
 }
 
 const codeRejectedByTransport = -32005
+
+// isDialError reports whether err is a failure to connect at all, as opposed
+// to a connection that broke.
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
 
 func (c *httpUpstreamConn) deliver(msg jsonrpc.Message) {
 	select {

@@ -28,6 +28,10 @@ through unchanged. The server is started as a child process over stdio
 (-- COMMAND ARG…) or reached over streamable HTTP (--upstream URL); the proxy
 serves it on its own stdin and stdout, or over streamable HTTP with --listen.
 
+The "--" before COMMAND is optional. Without a key (--key or TOOLFAILURE_KEY)
+the proxy still starts and relays everything unchanged, and says why on stderr;
+with one, it checks the service at start-up and reports any problem there.
+
 Over stdio, stdout carries MCP messages only; logs go to stderr. The proxy
 exits 0 when its input ends and 1 when the upstream goes away (calls in flight
 are answered with a JSON-RPC error first).
@@ -59,10 +63,14 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "toolfailure proxy: give either --upstream or a command, not both")
 		return 2
 	}
-	client, err := cf.client()
-	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure proxy:", err)
-		return 2
+	// Without a key the proxy still starts and relays (fail-open); it says
+	// why it does not annotate, and checks a configured service at once.
+	var classifier mcpfailure.Classifier
+	unavailable := ""
+	if client, err := cf.client(); err != nil {
+		unavailable = err.Error()
+	} else {
+		classifier = toolfailurev1connect.NewClassifierServiceClient(client)
 	}
 	level := slog.LevelInfo
 	if *verbose {
@@ -70,15 +78,18 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	p, err := mcpproxy.New(mcpproxy.Config{
-		Classifier: toolfailurev1connect.NewClassifierServiceClient(client),
-		Server:     *label,
-		Budget:     *budget,
-		Logger:     logger,
+		Classifier:  classifier,
+		Unavailable: unavailable,
+		ServiceURL:  *cf.server,
+		Server:      *label,
+		Budget:      *budget,
+		Logger:      logger,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "toolfailure proxy:", err)
 		return 2
 	}
+	go func() { _ = p.CheckService(ctx) }() // reports on stderr and to clients
 	newUpstream := func() (mcp.Transport, error) {
 		if *upstream != "" {
 			return &mcpproxy.HTTPUpstream{Endpoint: *upstream, Logger: logger}, nil
