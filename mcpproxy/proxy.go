@@ -61,6 +61,11 @@ type Config struct {
 	// ShutdownGrace bounds how long Relay waits for answers to calls in flight
 	// after the client stopped sending. Zero means DefaultShutdownGrace.
 	ShutdownGrace time.Duration
+	// MaxMessageBytes bounds one JSON-RPC message the proxy reads, from the
+	// client or the upstream. A message over it fails alone: an answer
+	// becomes an error answer to its call, a request is refused with an
+	// error; the session goes on. Zero means DefaultMaxMessageBytes.
+	MaxMessageBytes int
 	// Logger receives misses, JSON-RPC tool errors and upstream failures. Nil
 	// means slog.Default(). In stdio mode it must not write to stdout.
 	Logger *slog.Logger
@@ -85,6 +90,12 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	if cfg.Budget == 0 {
 		cfg.Budget = mcpfailure.DefaultBudget
+	}
+	if cfg.MaxMessageBytes < 0 {
+		return nil, fmt.Errorf("mcpproxy: Config.MaxMessageBytes %d is negative", cfg.MaxMessageBytes)
+	}
+	if cfg.MaxMessageBytes == 0 {
+		cfg.MaxMessageBytes = DefaultMaxMessageBytes
 	}
 	if cfg.ShutdownGrace <= 0 {
 		cfg.ShutdownGrace = DefaultShutdownGrace
@@ -140,7 +151,7 @@ func (p *Proxy) Warning() string {
 // waiting for has been answered with a JSON-RPC error (CodeConnectionClosed)
 // that says why, before the client connection was closed.
 func (p *Proxy) Relay(ctx context.Context, client, upstream mcp.Transport) error {
-	up, err := upstream.Connect(ctx)
+	up, err := p.withLimit(upstream).Connect(ctx)
 	if err != nil {
 		return fmt.Errorf("connect to upstream MCP server: %w", err)
 	}
@@ -165,6 +176,7 @@ func (p *Proxy) relay(parent context.Context, client, upstream mcp.Connection) e
 		upstreamGone: make(chan struct{}),
 		drained:      make(chan struct{}, 1),
 	}
+	s.limitMessages(client, upstream)
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 
@@ -216,6 +228,17 @@ func (p *Proxy) relay(parent context.Context, client, upstream mcp.Connection) e
 		<-fromClient
 	}
 	return err
+}
+
+// withLimit gives an HTTPUpstream without a message limit of its own the
+// proxy's, on a copy: the caller's transport is not changed.
+func (p *Proxy) withLimit(t mcp.Transport) mcp.Transport {
+	if h, ok := t.(*HTTPUpstream); ok && h.MaxMessageBytes == 0 {
+		c := *h
+		c.MaxMessageBytes = p.cfg.MaxMessageBytes
+		return &c
+	}
+	return t
 }
 
 // drain waits, after the client stopped sending, until no forwarded call is

@@ -28,9 +28,6 @@ import (
 // without DELETE must not keep one running forever.
 const DefaultIdleTimeout = 30 * time.Minute
 
-// maxBodyBytes bounds one POST, as the SDK bounds one stdio frame.
-const maxBodyBytes = 16 << 20
-
 // HandlerOptions configure a Handler. The zero value is ready to use.
 type HandlerOptions struct {
 	// IdleTimeout: see DefaultIdleTimeout, used when zero.
@@ -159,9 +156,17 @@ func isLoopbackName(h string) bool {
 }
 
 func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	// One POST is one message or a batch; the limit on one message bounds
+	// it, and refuses this request alone.
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(h.p.cfg.MaxMessageBytes)))
 	if err != nil {
-		http.Error(w, "cannot read the request body: "+err.Error(), http.StatusRequestEntityTooLarge)
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeJSONRPCError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, fmt.Sprintf(
+				"toolfailure proxy: the request is over the proxy's limit of %d bytes for one message (--max-message-bytes)", h.p.cfg.MaxMessageBytes))
+			return
+		}
+		http.Error(w, "cannot read the request body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
 	msgs, err := decodeBody(body)
@@ -334,7 +339,7 @@ func (h *Handler) newSession() (*httpSession, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(h.ctx)
-	up, err := t.Connect(ctx)
+	up, err := h.p.withLimit(t).Connect(ctx)
 	if err != nil {
 		cancel()
 		return nil, err

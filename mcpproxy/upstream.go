@@ -10,7 +10,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -18,23 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// Command returns a transport that starts argv as a child process and speaks
-// MCP with it over its stdin and stdout. The child's stderr goes to stderr
-// (its logs stay visible), and its environment is the proxy's.
-//
-// Closing the connection closes the child's stdin, which is how the stdio
-// transport asks a server to exit, and then waits for it: two seconds, then
-// SIGTERM, then SIGKILL. The exit status is what Relay reports when the
-// child goes away on its own.
-func Command(argv []string, stderr io.Writer) (mcp.Transport, error) {
-	if len(argv) == 0 || argv[0] == "" {
-		return nil, errors.New("mcpproxy: no command to start")
-	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stderr = stderr
-	return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
-}
 
 // HTTPUpstream is a transport to an MCP server that speaks streamable HTTP.
 //
@@ -59,6 +41,10 @@ type HTTPUpstream struct {
 	// Logger receives problems with the standalone stream. Nil means
 	// slog.Default().
 	Logger *slog.Logger
+	// MaxMessageBytes bounds one server-sent event. Zero means the Proxy's
+	// Config.MaxMessageBytes when Relay or Handler connects it, else
+	// DefaultMaxMessageBytes.
+	MaxMessageBytes int
 }
 
 // Connect implements mcp.Transport. It sends nothing; the session starts
@@ -75,8 +61,13 @@ func (t *HTTPUpstream) Connect(ctx context.Context) (mcp.Connection, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	maxEvent := t.MaxMessageBytes
+	if maxEvent <= 0 {
+		maxEvent = DefaultMaxMessageBytes
+	}
 	connCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	c := &httpUpstreamConn{
+		maxEvent: maxEvent,
 		endpoint: t.Endpoint,
 		log:      logger,
 		ctx:      connCtx,
@@ -98,6 +89,7 @@ func (t *HTTPUpstream) Connect(ctx context.Context) (mcp.Connection, error) {
 		// transport only does so when a client session tells it the
 		// handshake is over, and there is no client session in a relay.
 		DisableStandaloneSSE: true,
+		MaxEventSize:         -1, // watchedBody enforces maxEvent, failing one call, not the session
 	}).Connect(connCtx)
 	if err != nil {
 		cancel()
@@ -109,6 +101,7 @@ func (t *HTTPUpstream) Connect(ctx context.Context) (mcp.Connection, error) {
 }
 
 type httpUpstreamConn struct {
+	maxEvent int
 	endpoint string
 	client   *http.Client
 	inner    mcp.Connection
@@ -121,6 +114,7 @@ type httpUpstreamConn struct {
 	failErr error
 
 	mu        sync.Mutex
+	tooLarge  map[jsonrpc.ID]bool // calls whose answer was over the limit
 	initID    jsonrpc.ID
 	version   string // negotiated protocol version, once known
 	listening bool
@@ -168,22 +162,54 @@ func (u *upstreamHeaders) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	resp.Body = &watchedBody{ReadCloser: resp.Body, conn: u.conn, req: req}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	resp.Body = &watchedBody{ReadCloser: resp.Body, conn: u.conn, req: req, events: mt == "text/event-stream"}
 	return resp, nil
 }
+
+// errEventTooLarge ends a response stream whose current event is over the
+// limit. The SDK's transport then answers the stream's call with an error
+// of its own, which ownTransportError turns into one that says why.
+var errEventTooLarge = errors.New("server-sent event over the proxy's message limit")
 
 // watchedBody ends the session when a response stream from the upstream
 // breaks (a connection reset, a body cut short): the server went away, and
 // every call still waiting should hear so now. A stream the server ends on
 // purpose ends with io.EOF and is left to the SDK's transport.
+//
+// It also enforces the message limit on event streams, in place of the
+// SDK's, which fails the whole session: an event over the limit ends its
+// stream alone.
 type watchedBody struct {
 	io.ReadCloser
-	conn *httpUpstreamConn
-	req  *http.Request
+	conn   *httpUpstreamConn
+	req    *http.Request
+	events bool // text/event-stream: count the bytes of each event
+	size   int  // bytes of the current event so far
+	eol    bool // the last byte ended a line, so a line ending now ends the event
 }
 
 func (b *watchedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
+	if b.events {
+		for _, c := range p[:n] {
+			switch c {
+			case '\n':
+				if b.eol {
+					b.size = 0
+				}
+				b.eol = true
+			case '\r':
+			default:
+				b.eol = false
+				b.size++
+			}
+		}
+		if b.size > b.conn.maxEvent {
+			b.conn.eventTooLarge(b.req)
+			return n, errEventTooLarge
+		}
+	}
 	if err != nil && !errors.Is(err, io.EOF) && b.conn.live(b.req) {
 		b.conn.fail(fmt.Errorf("the connection to the upstream MCP server at %s broke: %w", b.conn.endpoint, err))
 	}
@@ -247,6 +273,14 @@ func (c *httpUpstreamConn) ownTransportError(msg jsonrpc.Message) jsonrpc.Messag
 	if errors.As(resp.Error, &werr) {
 		return msg
 	}
+	c.mu.Lock()
+	tooLarge := c.tooLarge[resp.ID]
+	delete(c.tooLarge, resp.ID)
+	c.mu.Unlock()
+	if tooLarge {
+		return &jsonrpc.Response{ID: resp.ID, Error: newProxyError(jsonrpc.CodeInternalError, fmt.Sprintf(
+			"toolfailure proxy: the upstream MCP server's answer is over the proxy's limit of %d bytes for one message (--max-message-bytes)", c.maxEvent))}
+	}
 	why := "the upstream MCP server at " + c.endpoint + " ended the response stream without answering the request (" + resp.Error.Error() + ")"
 	select {
 	case <-c.failed:
@@ -254,6 +288,32 @@ func (c *httpUpstreamConn) ownTransportError(msg jsonrpc.Message) jsonrpc.Messag
 	default:
 	}
 	return &jsonrpc.Response{ID: resp.ID, Error: newProxyError(CodeConnectionClosed, "toolfailure proxy: "+why)}
+}
+
+// eventTooLarge notes the call whose response stream carried an event over
+// the limit, from the request's own body (which the SDK keeps for retries).
+func (c *httpUpstreamConn) eventTooLarge(req *http.Request) {
+	if req.Method != http.MethodPost || req.GetBody == nil {
+		return
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return
+	}
+	defer body.Close()
+	b, err := io.ReadAll(body)
+	if err != nil {
+		return
+	}
+	msg, err := jsonrpc.DecodeMessage(b)
+	if r, ok := msg.(*jsonrpc.Request); err == nil && ok && r.IsCall() {
+		c.mu.Lock()
+		if c.tooLarge == nil {
+			c.tooLarge = map[jsonrpc.ID]bool{}
+		}
+		c.tooLarge[r.ID] = true
+		c.mu.Unlock()
+	}
 }
 
 func (c *httpUpstreamConn) observe(msg jsonrpc.Message) {
@@ -471,7 +531,7 @@ func (c *httpUpstreamConn) listenOnce(lastEventID *string) (progressed bool, ret
 		// 200 with JSON); none of them is a stream.
 		return false, 0, errNoStream
 	}
-	err = scanEvents(resp.Body, func(ev event) error {
+	err = scanEvents(resp.Body, c.maxEvent, func(ev event) error {
 		if ev.id != "" {
 			*lastEventID = ev.id
 			progressed = true
@@ -504,15 +564,12 @@ type event struct {
 	retry time.Duration
 }
 
-// maxEventBytes bounds one event, as the SDK's own transports do.
-const maxEventBytes = 16 << 20
-
 // scanEvents reads a text/event-stream body and calls fn for every event,
 // following the parsing rules of the HTML standard: data lines are joined
 // with newlines, lines starting with a colon are comments, an empty line
 // ends an event.
-func scanEvents(r io.Reader, fn func(event) error) error {
-	br := newLineReader(r, maxEventBytes)
+func scanEvents(r io.Reader, maxLine int, fn func(event) error) error {
+	br := newLineReader(r, maxLine)
 	var ev event
 	var data []byte
 	hasData := false

@@ -154,3 +154,44 @@ func TestUnreachableUpstreamIsAProtocolError(t *testing.T) {
 		}
 	}
 }
+
+// bigServer is an MCP server over streamable HTTP whose tool "big" returns
+// a text of params.arguments.n bytes, and "small" a short one.
+func bigServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	s := mcp.NewServer(&mcp.Implementation{Name: "big", Version: "v1"}, nil)
+	type args struct {
+		N int `json:"n"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "big"}, func(_ context.Context, _ *mcp.CallToolRequest, a args) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("a", a.N)}}}, nil, nil
+	})
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestLargeAnswerOverHTTP: over an HTTP upstream, an answer over the SDK's
+// 16 MiB event limit passes under the default limit, and one over a lower
+// limit fails its call alone.
+func TestLargeAnswerOverHTTP(t *testing.T) {
+	t.Parallel()
+	srv := bigServer(t)
+	p := newProxyConfig(t, mcpproxy.Config{Classifier: refusingClassifier{t}, MaxMessageBytes: 24 << 20})
+	client, _ := relayHTTP(t, p, srv.URL)
+	initializeRaw(t, client)
+
+	client.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big","arguments":{"n":18874368}}}`)
+	if got := decode(t, client.recv(30*time.Second)); got.Error != nil || len(got.Result) < 18<<20 {
+		t.Fatalf("18 MiB answer: %+v, %d bytes", got.Error, len(got.Result))
+	}
+	client.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{"n":26214400}}}`)
+	got := decode(t, client.recv(30*time.Second))
+	if string(got.ID) != "2" || got.Error == nil || !strings.Contains(got.Error.Message, "limit") {
+		t.Fatalf("25 MiB answer: %s %+v, want an error naming the limit", got.ID, got.Error)
+	}
+	client.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"big","arguments":{"n":10}}}`)
+	if got := decode(t, client.recv(10*time.Second)); string(got.ID) != "3" || got.Error != nil {
+		t.Fatalf("after the oversized answer: %s %+v", got.ID, got.Error)
+	}
+}

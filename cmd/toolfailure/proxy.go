@@ -46,6 +46,7 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	listen := fs.String("listen", "", "serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio, one upstream session (for a command, one child) per client session")
 	label := fs.String("label", "", "server label failures are reported under (default: the upstream's serverInfo.name)")
 	budget := fs.Duration("budget", mcpfailure.DefaultBudget, "how long a failed result may wait for the service before it is passed on unchanged")
+	maxMessage := fs.Int("max-message-bytes", mcpproxy.DefaultMaxMessageBytes, "largest JSON-RPC message relayed; a larger one fails its own call only")
 	verbose := fs.Bool("v", false, "log at debug level")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), proxyUsage)
@@ -78,12 +79,13 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	p, err := mcpproxy.New(mcpproxy.Config{
-		Classifier:  classifier,
-		Unavailable: unavailable,
-		ServiceURL:  *cf.server,
-		Server:      *label,
-		Budget:      *budget,
-		Logger:      logger,
+		Classifier:      classifier,
+		Unavailable:     unavailable,
+		ServiceURL:      *cf.server,
+		Server:          *label,
+		Budget:          *budget,
+		MaxMessageBytes: *maxMessage,
+		Logger:          logger,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "toolfailure proxy:", err)
@@ -105,8 +107,7 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "toolfailure proxy:", err)
 		return 2
 	}
-	clientSide := &mcp.IOTransport{Reader: os.Stdin, Writer: nopWriteCloser{stdout}}
-	if err := p.Relay(ctx, clientSide, up); err != nil {
+	if err := p.Relay(ctx, mcpproxy.Stdio(os.Stdin, stdout), up); err != nil {
 		fmt.Fprintln(stderr, "toolfailure proxy:", err)
 		return 1
 	}
@@ -148,9 +149,3 @@ func serveProxy(ctx context.Context, p *mcpproxy.Proxy, newUpstream func() (mcp.
 	}
 	return code
 }
-
-// nopWriteCloser lets the proxy hand stdout to the SDK's transport, which
-// closes its writer when the session ends, without closing stdout itself.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
