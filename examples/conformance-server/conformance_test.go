@@ -29,9 +29,7 @@ import (
 // TOOLFAILURE_REQUIRE_NODE is set, as in CI, where it fails instead.
 func TestConformanceSuite(t *testing.T) {
 	node, suite := suiteOrSkip(t)
-	dir := t.TempDir()
-	toolfailure := build(t, dir, "github.com/omcp/toolfailure/cmd/toolfailure")
-	server := build(t, dir, "github.com/omcp/toolfailure/examples/conformance-server")
+	toolfailure, server := toolfailureBin, serverBin
 	svc := servicetest.Start(t, servicetest.Embedded(t))
 	env := append(os.Environ(), "TOOLFAILURE_SERVER="+svc.URL, "TOOLFAILURE_KEY="+svc.ReportKey)
 
@@ -145,13 +143,26 @@ func suiteOrSkip(t *testing.T) (node, suite string) {
 	return node, suite
 }
 
-func build(t *testing.T, dir, pkg string) string {
-	t.Helper()
-	out := filepath.Join(dir, filepath.Base(pkg))
-	if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+// The binaries under test, built once by TestMain.
+var toolfailureBin, serverBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "toolfailure-conformance-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
-	return out
+	toolfailureBin = filepath.Join(dir, "toolfailure")
+	serverBin = filepath.Join(dir, "conformance-server")
+	for bin, pkg := range map[string]string{toolfailureBin: "github.com/omcp/toolfailure/cmd/toolfailure", serverBin: "."} {
+		if b, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, b)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // start runs a program until the test ends and returns the first group of

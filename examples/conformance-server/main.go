@@ -10,6 +10,7 @@
 //
 //	conformance-server                         # MCP over stdio
 //	conformance-server --listen 127.0.0.1:0    # streamable HTTP at http://ADDR/mcp
+//	conformance-server --plain                 # without the middleware
 //
 // With TOOLFAILURE_KEY set (and TOOLFAILURE_SERVER, default
 // http://127.0.0.1:8080), the failing tool's result gains the toolFailure
@@ -45,19 +46,22 @@ import (
 
 func main() {
 	listen := flag.String("listen", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio")
+	plain := flag.Bool("plain", false, "run without the toolFailure middleware, as a server that knows nothing of the proposal")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *listen); err != nil {
+	if err := run(ctx, *listen, *plain); err != nil {
 		fmt.Fprintln(os.Stderr, "conformance-server:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, listen string) error {
+func run(ctx context.Context, listen string, plain bool) error {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	server := newServer()
-	if key := os.Getenv("TOOLFAILURE_KEY"); key != "" {
+	if key := os.Getenv("TOOLFAILURE_KEY"); plain {
+		// Nothing to install.
+	} else if key != "" {
 		url := os.Getenv("TOOLFAILURE_SERVER")
 		if url == "" {
 			url = "http://127.0.0.1:8080"
