@@ -47,6 +47,9 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	label := fs.String("label", "", "server label failures are reported under (default: the upstream's serverInfo.name)")
 	budget := fs.Duration("budget", mcpfailure.DefaultBudget, "how long a failed result may wait for the service before it is passed on unchanged")
 	maxMessage := fs.Int("max-message-bytes", mcpproxy.DefaultMaxMessageBytes, "largest JSON-RPC message relayed; a larger one fails its own call only")
+	maxSessions := fs.Int("max-sessions", mcpproxy.DefaultMaxSessions, "with --listen: most sessions (for a command, child processes) open at once")
+	idle := fs.Duration("idle-timeout", mcpproxy.DefaultIdleTimeout, "with --listen: end a session after this long without a request or an open stream")
+	listenToken := fs.String("listen-token", "", "with --listen: require Authorization: Bearer TOKEN (default from $TOOLFAILURE_PROXY_TOKEN)")
 	verbose := fs.Bool("v", false, "log at debug level")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), proxyUsage)
@@ -100,7 +103,11 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 
 	if *listen != "" {
-		return serveProxy(ctx, p, newUpstream, *listen, stderr, logger)
+		if *listenToken == "" {
+			*listenToken = os.Getenv("TOOLFAILURE_PROXY_TOKEN")
+		}
+		opts := &mcpproxy.HandlerOptions{IdleTimeout: *idle, MaxSessions: *maxSessions, BearerToken: *listenToken}
+		return serveProxy(ctx, p.Handler(newUpstream, opts), *listen, stderr, logger)
 	}
 	up, err := newUpstream()
 	if err != nil {
@@ -115,8 +122,7 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 // serveProxy serves MCP over streamable HTTP until ctx is done.
-func serveProxy(ctx context.Context, p *mcpproxy.Proxy, newUpstream func() (mcp.Transport, error), addr string, stderr io.Writer, logger *slog.Logger) int {
-	h := p.Handler(newUpstream, nil)
+func serveProxy(ctx context.Context, h *mcpproxy.Handler, addr string, stderr io.Writer, logger *slog.Logger) int {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	srv := &http.Server{
