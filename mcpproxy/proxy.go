@@ -66,6 +66,12 @@ type Config struct {
 	// becomes an error answer to its call, a request is refused with an
 	// error; the session goes on. Zero means DefaultMaxMessageBytes.
 	MaxMessageBytes int
+	// Telemetry records each tools/call the proxy relays as an MCP server
+	// span and in mcp.server.operation.duration, as the Go middleware does,
+	// with the JSON-RPC request ID the middleware cannot see; a failure's
+	// Classify call is the span's child. Nil means mcpfailure.NewTelemetry
+	// on the global OpenTelemetry providers.
+	Telemetry *mcpfailure.Telemetry
 	// Logger receives misses, JSON-RPC tool errors and upstream failures. Nil
 	// means slog.Default(). In stdio mode it must not write to stdout.
 	Logger *slog.Logger
@@ -102,6 +108,13 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Telemetry == nil {
+		t, err := mcpfailure.NewTelemetry(mcpfailure.TelemetryConfig{})
+		if err != nil {
+			return nil, fmt.Errorf("mcpproxy: %w", err)
+		}
+		cfg.Telemetry = t
 	}
 	p := &Proxy{cfg: cfg}
 	if cfg.Classifier == nil {
@@ -300,10 +313,11 @@ type session struct {
 	// tools holds the annotations of every tool seen in a tools/list answer
 	// (nil for a tool without any). toolsComplete says a whole listing was
 	// seen since the last list_changed, so a missing name is really missing.
-	tools         map[string]*mcp.ToolAnnotations
-	toolsComplete bool
-	serverName    string
-	initialized   bool
+	tools           map[string]*mcp.ToolAnnotations
+	toolsComplete   bool
+	serverName      string
+	protocolVersion string
+	initialized     bool
 	// logging says the upstream declared the logging capability, so the
 	// client accepts notifications/message in this session; logLevel is
 	// the level the client asked for with logging/setLevel, if any.
@@ -328,6 +342,16 @@ type call struct {
 	tool   string         // tools/call: params.name
 	meta   map[string]any // tools/call: params._meta
 	cursor bool           // tools/list: a later page was asked for
+	// tools/call: its span, and a context that carries it
+	op    *mcpfailure.Operation
+	opCtx context.Context
+}
+
+// end ends the call's span, if it has one.
+func (c *call) end(out mcpfailure.Outcome) {
+	if c != nil && c.op != nil {
+		c.op.End(c.opCtx, out)
+	}
 }
 
 // fromClient forwards everything the client sends to the upstream, noting
@@ -385,14 +409,22 @@ func (s *session) fromUpstream(ctx context.Context) error {
 						s.learnTools(m.Result, !c.cursor)
 					}
 				case "tools/call":
-					if s.p.cfg.Classifier == nil || isProxyError(m.Error) {
-						// No service: relayed as it came. Or the proxy's
-						// own transport error: a protocol error, not the
-						// tool's failure; nothing to record.
-					} else if m.Error != nil {
-						s.work.Add(1)
-						go s.classifyProtocolError(ctx, c, m)
-					} else if isErrorResult(m.Result) {
+					switch {
+					case isProxyError(m.Error):
+						// The proxy's own transport error: a protocol
+						// error, not the tool's failure; nothing to record.
+						c.end(mcpfailure.Outcome{Err: m.Error})
+					case m.Error != nil:
+						c.end(outcomeOfError(m.Error))
+						if s.p.cfg.Classifier != nil {
+							s.work.Add(1)
+							go s.classifyProtocolError(ctx, c, m)
+						}
+					case !isErrorResult(m.Result):
+						c.end(mcpfailure.Outcome{})
+					case s.p.cfg.Classifier == nil:
+						c.end(mcpfailure.Outcome{ToolError: true}) // no service: relayed as it came
+					default:
 						s.work.Add(1)
 						go s.annotateAndSend(ctx, c, m)
 						continue
@@ -438,6 +470,16 @@ func (s *session) track(req *jsonrpc.Request) {
 		}
 		_ = json.Unmarshal(req.Params, &p)
 		c.tool, c.meta = p.Name, p.Meta
+		s.mu.Lock()
+		version := s.protocolVersion
+		s.mu.Unlock()
+		if v, ok := p.Meta[mcp.MetaKeyProtocolVersion].(string); ok {
+			version = v
+		}
+		c.opCtx, c.op = s.p.cfg.Telemetry.Start(context.Background(), mcpfailure.OperationInfo{
+			Method: req.Method, Tool: p.Name, RequestMeta: p.Meta, RequestID: req.ID.Raw(),
+			ProtocolVersion: version, SessionID: s.client.SessionID(),
+		})
 	case "tools/list":
 		var p struct {
 			Cursor string `json:"cursor"`
@@ -459,12 +501,14 @@ func (s *session) track(req *jsonrpc.Request) {
 	s.mu.Unlock()
 }
 
-// untrack forgets a call and reports whether it was still pending.
+// untrack forgets a call that could not be forwarded and reports whether it
+// was still pending.
 func (s *session) untrack(id jsonrpc.ID) bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.pending[id]
+	c, ok := s.pending[id]
 	delete(s.pending, id)
+	s.mu.Unlock()
+	c.end(mcpfailure.Outcome{Err: ErrUpstreamClosed})
 	return ok
 }
 
@@ -506,13 +550,24 @@ func (s *session) observeClientNotification(req *jsonrpc.Request) {
 		// as it came: an error then is the cancellation's echo, not a tool
 		// failure worth a record.
 		s.mu.Lock()
+		c := s.pending[id]
 		delete(s.pending, id)
 		s.mu.Unlock()
+		c.end(mcpfailure.Outcome{Err: context.Canceled})
 		select {
 		case s.drained <- struct{}{}:
 		default:
 		}
 	}
+}
+
+// outcomeOfError is a JSON-RPC error answer, for the call's span.
+func outcomeOfError(err error) mcpfailure.Outcome {
+	var werr *jsonrpc.Error
+	if errors.As(err, &werr) {
+		return mcpfailure.Outcome{JSONRPCCode: werr.Code}
+	}
+	return mcpfailure.Outcome{Err: err}
 }
 
 // tellWarning sends the proxy's warning, if it has one, to the client as a
@@ -579,9 +634,11 @@ func (s *session) failPending(ctx context.Context, message string) {
 	for id := range s.pending {
 		ids = append(ids, id)
 	}
+	calls := s.pending
 	s.pending = map[jsonrpc.ID]*call{}
 	s.mu.Unlock()
 	for _, id := range ids {
+		calls[id].end(mcpfailure.Outcome{Err: ErrUpstreamClosed})
 		s.replyError(ctx, id, CodeConnectionClosed, message)
 	}
 }
@@ -601,7 +658,8 @@ func (s *session) replyError(ctx context.Context, id jsonrpc.ID, code int64, mes
 // from the _meta of a server/discover result on the stateless protocol.
 func (s *session) learnServer(result json.RawMessage) {
 	var r struct {
-		ServerInfo struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		ServerInfo      struct {
 			Name string `json:"name"`
 		} `json:"serverInfo"`
 		Capabilities struct {
@@ -612,11 +670,14 @@ func (s *session) learnServer(result json.RawMessage) {
 	if json.Unmarshal(result, &r) != nil {
 		return
 	}
+	s.mu.Lock()
 	if l := r.Capabilities.Logging; len(l) > 0 && string(l) != "null" {
-		s.mu.Lock()
 		s.logging = true
-		s.mu.Unlock()
 	}
+	if r.ProtocolVersion != "" {
+		s.protocolVersion = r.ProtocolVersion
+	}
+	s.mu.Unlock()
 	name := r.ServerInfo.Name
 	if name == "" {
 		var info struct {
