@@ -82,16 +82,16 @@ func callN(client *rawPeer, id int) {
 	client.send(`{"jsonrpc":"2.0","id":` + string(rune('0'+id)) + `,"method":"tools/call","params":{"name":"read"}}`)
 }
 
-// TestLargeAnswerPassesThrough: a 20 MiB answer from a stdio child, over the
+// TestLargeAnswerPassesThrough: a 17 MiB answer from a stdio child, over the
 // SDK's 16 MiB line limit, reaches the client whole under the default limit.
 func TestLargeAnswerPassesThrough(t *testing.T) {
 	t.Parallel()
 	p := newProxy(t, refusingClassifier{t}, 0)
-	const size = 20 << 20
-	client := stdioClient(t, p, "sh", "-c", bigAnswerScript, "sh", "big 20971520 ts")
+	const size = 17 << 20
+	client := stdioClient(t, p, "sh", "-c", bigAnswerScript, "sh", "big 17825792 ts")
 	sendInit(t, client)
 	callN(client, 1)
-	got := decode(t, client.recv(30*time.Second))
+	got := decode(t, client.recv(2*time.Minute))
 	if got.Error != nil || string(got.ID) != "1" || len(got.Result) < size {
 		t.Fatalf("answer %s: error %+v, %d result bytes; want the whole %d-byte result", got.ID, got.Error, len(got.Result), size)
 	}
@@ -108,7 +108,7 @@ func TestOverLimitFailsOneCall(t *testing.T) {
 	sendInit(t, client)
 	for id := 1; id <= 2; id++ {
 		callN(client, id)
-		got := decode(t, client.recv(30*time.Second))
+		got := decode(t, client.recv(2*time.Minute))
 		if string(got.ID) != string(rune('0'+id)) || got.Error == nil || got.Error.Code != jsonrpc.CodeInternalError ||
 			!strings.Contains(got.Error.Message, "over the proxy's limit of 1048576 bytes") {
 			t.Fatalf("answer %s: %+v, want an error for call %d naming the limit", got.ID, got.Error, id)

@@ -1,6 +1,7 @@
 package mcpproxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -203,19 +204,7 @@ type watchedBody struct {
 func (b *watchedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if b.events {
-		for _, c := range p[:n] {
-			switch c {
-			case '\n':
-				if b.eol {
-					b.size = 0
-				}
-				b.eol = true
-			case '\r':
-			default:
-				b.eol = false
-				b.size++
-			}
-		}
+		b.count(p[:n])
 		if b.size > b.conn.maxEvent {
 			b.conn.eventTooLarge(b.req)
 			return n, errEventTooLarge
@@ -225,6 +214,30 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 		b.conn.fail(fmt.Errorf("the connection to the upstream MCP server at %s broke: %w", b.conn.endpoint, err))
 	}
 	return n, err
+}
+
+// count adds what was read to the size of the current event, which a blank
+// line ends. It works a line at a time (IndexByte), not a byte at a time:
+// answers of many megabytes go through it.
+func (b *watchedBody) count(buf []byte) {
+	for len(buf) > 0 {
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			if len(buf) > 1 || buf[0] != '\r' { // a lone \r may be half of \r\n
+				b.eol = false
+			}
+			b.size += len(buf)
+			return
+		}
+		line := buf[:i]
+		if blank := len(line) == 0 || (len(line) == 1 && line[0] == '\r'); blank && b.eol {
+			b.size = 0
+		} else {
+			b.size += len(line)
+		}
+		b.eol = true
+		buf = buf[i+1:]
+	}
 }
 
 // live reports whether a failure of req says something about the upstream:

@@ -172,23 +172,23 @@ func bigServer(t *testing.T) *httptest.Server {
 }
 
 // TestLargeAnswerOverHTTP: over an HTTP upstream, an answer over the SDK's
-// 16 MiB event limit passes under the default limit, and one over a lower
+// 16 MiB event limit passes under a limit above it, and one over the
 // limit fails its call alone.
 func TestLargeAnswerOverHTTP(t *testing.T) {
 	t.Parallel()
 	srv := bigServer(t)
-	p := newProxyConfig(t, mcpproxy.Config{Classifier: refusingClassifier{t}, MaxMessageBytes: 24 << 20})
+	p := newProxyConfig(t, mcpproxy.Config{Classifier: refusingClassifier{t}, MaxMessageBytes: 17 << 20})
 	client, _ := relayHTTP(t, p, srv.URL)
 	initializeRaw(t, client)
 
-	client.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big","arguments":{"n":18874368}}}`)
-	if got := decode(t, client.recv(30*time.Second)); got.Error != nil || len(got.Result) < 18<<20 {
-		t.Fatalf("18 MiB answer: %+v, %d bytes", got.Error, len(got.Result))
+	client.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big","arguments":{"n":17301504}}}`)
+	if got := decode(t, client.recv(2*time.Minute)); got.Error != nil || len(got.Result) < 17301504 {
+		t.Fatalf("16.5 MiB answer: %+v, %d bytes", got.Error, len(got.Result))
 	}
-	client.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{"n":26214400}}}`)
-	got := decode(t, client.recv(30*time.Second))
+	client.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{"n":18350080}}}`)
+	got := decode(t, client.recv(2*time.Minute))
 	if string(got.ID) != "2" || got.Error == nil || !strings.Contains(got.Error.Message, "limit") {
-		t.Fatalf("25 MiB answer: %s %+v, want an error naming the limit", got.ID, got.Error)
+		t.Fatalf("17.5 MiB answer: %s %+v, want an error naming the limit", got.ID, got.Error)
 	}
 	client.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"big","arguments":{"n":10}}}`)
 	if got := decode(t, client.recv(10*time.Second)); string(got.ID) != "3" || got.Error != nil {
