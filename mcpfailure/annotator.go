@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"math"
+	"reflect"
 	"regexp"
 	"sync/atomic"
 	"time"
@@ -161,8 +162,12 @@ func (a *Annotator) serve(ctx context.Context, next mcp.MethodHandler, method st
 // operationInfo reads what the conventions record from a request.
 func operationInfo(method string, req mcp.Request) OperationInfo {
 	info := OperationInfo{Method: method}
+	// A request without params (notifications/initialized, say) holds a
+	// typed nil, whose GetMeta would dereference it.
 	if p := req.GetParams(); p != nil {
-		info.RequestMeta = p.GetMeta()
+		if v := reflect.ValueOf(p); v.Kind() != reflect.Pointer || !v.IsNil() {
+			info.RequestMeta = p.GetMeta()
+		}
 	}
 	if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil {
 		info.Tool = call.Params.Name

@@ -164,3 +164,25 @@ func keys[V any](m map[string]V) []string {
 	}
 	return out
 }
+
+// TestMiddlewareRequestsWithoutParams: a request whose params are absent
+// (notifications/initialized, ping) passes the middleware; its telemetry
+// must not read a nil params' _meta.
+func TestMiddlewareRequestsWithoutParams(t *testing.T) {
+	t.Parallel()
+	a, err := mcpfailure.NewAnnotator(mcpfailure.AnnotatorConfig{Classifier: refusing{}, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := func(context.Context, string, mcp.Request) (mcp.Result, error) { return nil, nil }
+	h := a.Middleware(next)
+	for method, req := range map[string]mcp.Request{
+		"notifications/initialized": &mcp.InitializedRequest{},
+		"ping":                      &mcp.ServerRequest[*mcp.PingParams]{},
+		"tools/call":                &mcp.CallToolRequest{},
+	} {
+		if _, err := h(t.Context(), method, req); err != nil {
+			t.Errorf("%s: %v", method, err)
+		}
+	}
+}
