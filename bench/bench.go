@@ -61,6 +61,9 @@ type Config struct {
 	Lookups bool
 	// Out receives the report, Log the progress and the children's output on failure.
 	Out, Log io.Writer
+	// SeedProgress, if set, is called now and then during the seeding with the records sent so
+	// far and the total (a terminal's progress bar), and with the total at the end.
+	SeedProgress func(done, total int)
 }
 
 // measurement is one target under one load in one round.

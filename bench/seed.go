@@ -16,6 +16,9 @@ import (
 // an interrupted seed keeps what it wrote.
 const seedChunk = 500_000
 
+// seedProgressEvery is how many rows the seeding's progress callback waits between calls.
+const seedProgressEvery = 10_000
+
 var (
 	seedTools = []string{"send_email", "read_file", "query_orders", "create_issue", "deploy", "search",
 		"resize_image", "fetch_url", "update_record", "charge_card", "list_repos", "delete_bucket",
@@ -48,7 +51,7 @@ var (
 
 // seed adds n records of tenant with COPY, spread over the 30 days before now in ID order, as a
 // service would have written them.
-func seed(ctx context.Context, conn *pgx.Conn, schema string, tenant store.Tenant, n int, logf func(string, ...any)) error {
+func seed(ctx context.Context, conn *pgx.Conn, schema string, tenant store.Tenant, n int, logf func(string, ...any), progress func(done, total int)) error {
 	cols := []string{"tenant_id", "id", "tool", "server", "class", "code", "retryable", "retry_not_before",
 		"agent_guidance", "rule_id", "error", "trace_id", "span_id", "created_at", "occurred_at"}
 	end := time.Now()
@@ -65,6 +68,9 @@ func seed(ctx context.Context, conn *pgx.Conn, schema string, tenant store.Tenan
 			}
 			k := done + i
 			i++
+			if progress != nil && k%seedProgressEvery == 0 {
+				progress(k, n)
+			}
 			at := start.Add(time.Duration(k) * step).UTC().Truncate(time.Microsecond)
 			id := uuidv7(at, rng)
 			o := seedOutcomes[rng.IntN(len(seedOutcomes))]
@@ -86,6 +92,9 @@ func seed(ctx context.Context, conn *pgx.Conn, schema string, tenant store.Tenan
 		}
 		done += size
 		logf("seeded %d of %d records (%.0f/s)", done, n, float64(done)/time.Since(began).Seconds())
+		if progress != nil {
+			progress(done, n)
+		}
 	}
 	if _, err := conn.Exec(ctx, "VACUUM ANALYZE "+pgx.Identifier{schema, "failures"}.Sanitize()); err != nil {
 		return fmt.Errorf("seed: vacuum: %w", err)
@@ -119,7 +128,7 @@ func uuidv7(at time.Time, rng *rand.Rand) [16]byte {
 func lookups(ctx context.Context, cfg Config, admin *pgx.Conn, schema, serviceURL string, tenant store.Tenant, key string, logf func(string, ...any)) (bool, error) {
 	if cfg.Seed > 0 {
 		logf("seeding %d records with COPY", cfg.Seed)
-		if err := seed(ctx, admin, schema, tenant, cfg.Seed, logf); err != nil {
+		if err := seed(ctx, admin, schema, tenant, cfg.Seed, logf, cfg.SeedProgress); err != nil {
 			return false, err
 		}
 	}

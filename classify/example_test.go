@@ -25,11 +25,11 @@ func ExampleBaseline() {
 	o := classify.Baseline(in, now)
 	fmt.Println(o.Class, o.Code, o.Retryable, o.RetryNotBefore.Sub(now), o.RuleID)
 
-	meta, _ := json.Marshal(map[string]any{classify.MetaKey: o.Meta("tf_01JDQ7Z5Q8R3M2V9X4K6N0T1BC7")})
+	meta, _ := json.Marshal(map[string]any{classify.MetaKey: o.Meta("tf_01JDQ7Z5Q8R3M2V9X4K6N0T1BCV")})
 	fmt.Println(string(meta))
 	// Output:
 	// reliability retryable_transient_error true 30s baseline/slack-error
-	// {"io.modelcontextprotocol/toolFailure":{"agentGuidance":"The service is rate limiting requests. Wait 30 s, then retry the same call.","class":"reliability","code":"retryable_transient_error","correlationId":"tf_01JDQ7Z5Q8R3M2V9X4K6N0T1BC7","retryNotBefore":1764504030000,"retryable":true}}
+	// {"io.modelcontextprotocol/toolFailure":{"agentGuidance":"The service is rate limiting requests. Wait 30 s, then retry the same call.","class":"reliability","code":"retryable_transient_error","correlationId":"tf_01JDQ7Z5Q8R3M2V9X4K6N0T1BCV","retryNotBefore":1764504030000,"retryable":true}}
 }
 
 func ExampleExplain() {

@@ -64,3 +64,28 @@ func BenchmarkBaseline(b *testing.B) {
 		i++
 	}
 }
+
+// FuzzParseRetryAfter: any header value yields either no hint or a time in
+// [now, now+MaxRetryDelay], the same one every time.
+func FuzzParseRetryAfter(f *testing.F) {
+	for _, v := range []string{"30", "1.5", "0", "-1", "1e308", "NaN", "Inf", "30s", "1m30s", "-5s", "9223372036854775807",
+		"Sun, 30 Nov 2025 12:01:30 GMT", "Sunday, 30-Nov-25 12:01:30 GMT", "Sun Nov 30 12:01:30 2025",
+		"Mon, 02 Jan 2006 15:04:05 -0700", " 30 ", "", "\x00", "0x10", "1_000"} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		at, ok := classify.ParseRetryAfter(v, now)
+		if !ok {
+			if !at.IsZero() {
+				t.Fatalf("ParseRetryAfter(%q) = %v, false: a time without a hint", v, at)
+			}
+			return
+		}
+		if at.Before(now) || at.Sub(now) > classify.MaxRetryDelay {
+			t.Fatalf("ParseRetryAfter(%q) = %v, outside [now, now+%v]", v, at, classify.MaxRetryDelay)
+		}
+		if again, ok2 := classify.ParseRetryAfter(v, now); !ok2 || !again.Equal(at) {
+			t.Fatalf("ParseRetryAfter(%q) not deterministic: %v then %v", v, at, again)
+		}
+	})
+}

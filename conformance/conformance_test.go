@@ -183,7 +183,7 @@ func TestRules(t *testing.T) {
 // these documents are wrong only by MCP's rules, not the proposal's.
 func TestMCPSchemaCatches(t *testing.T) {
 	t.Parallel()
-	const tf = `"_meta": {"io.modelcontextprotocol/toolFailure": {"class": "capability", "code": "invalid_input", "correlationId": "tf_01M8N3VXWFEXHT9FYW1FZHHQATU"}}`
+	const tf = `"_meta": {"io.modelcontextprotocol/toolFailure": {"class": "capability", "code": "invalid_input", "correlationId": "tf_01M8N3VXWFEXHT9FYW1FZHHQAT4"}}`
 	tests := []struct {
 		name, doc, path, message string
 	}{
@@ -300,7 +300,7 @@ func TestCheckToolFailure(t *testing.T) {
 	valid := func() map[string]any {
 		return map[string]any{
 			"class": "reliability", "code": "retryable_transient_error", "retryable": true,
-			"retryNotBefore": float64(1796005641290), "correlationId": "tf_01M8N4DHRTFCZBWW45GZPJ408QG",
+			"retryNotBefore": float64(1796005641290), "correlationId": "tf_01M8N4DHRTFCZBWW45GZPJ408Q4",
 		}
 	}
 	with := func(k string, v any) map[string]any {
@@ -339,7 +339,7 @@ func TestCheckToolFailure(t *testing.T) {
 		{"64 characters", with("correlationId", "tf_"+strings.Repeat("A", 61)), nil},
 		{"65 characters", with("correlationId", "tf_"+strings.Repeat("A", 62)), []string{"correlation-id-length"}},
 		{"upper-case prefix", with("correlationId", "TF_01M8N4DHRTFCZBWW45GZPJ408QG"), []string{"correlation-id-prefix"}},
-		{"project check symbols are safe", with("correlationId", "tf_01M8N4DHRTFCZBWW45GZPJ408Q*~$="), nil},
+		{"Crockford mod-37 check symbols are accepted", with("correlationId", "tf_01M8N4DHRTFCZBWW45GZPJ408Q4~$="), nil},
 		{"499 characters of guidance", with("agentGuidance", strings.Repeat("é", 499)), nil},
 		{"500 characters of guidance", with("agentGuidance", strings.Repeat("é", 500)), []string{"agent-guidance-length"}},
 		{"code in the wrong class", with("code", "permission_denied"), []string{"code-class-mismatch"}},
@@ -450,7 +450,7 @@ func TestSchemaAgreesOnCombinations(t *testing.T) {
 		{absent, `"code": "auth_required"`, `"code": ""`, `"code": 5`},
 		{absent, `"retryable": true`, `"retryable": false`, `"retryable": "true"`, `"retryable": null`},
 		{absent, `"retryNotBefore": 1796005641290`, `"retryNotBefore": 1796005641290.5`, `"retryNotBefore": "1796005641290"`, `"retryNotBefore": 1.79600564129e12`, `"retryNotBefore": 1796005641290.0`},
-		{absent, `"correlationId": "tf_01M8N4DHRTFCZBWW45GZPJ408QG"`, `"correlationId": "req_1"`, `"correlationId": "tf_` + strings.Repeat("9", 62) + `"`, `"correlationId": ["tf_a"]`},
+		{absent, `"correlationId": "tf_01M8N4DHRTFCZBWW45GZPJ408Q4"`, `"correlationId": "req_1"`, `"correlationId": "tf_` + strings.Repeat("9", 62) + `"`, `"correlationId": ["tf_a"]`},
 		{absent, `"agentGuidance": "Retry once."`, `"agentGuidance": 5`},
 		{absent, `"severity": "high"`},
 	}

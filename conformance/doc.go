@@ -9,7 +9,7 @@
 //	"_meta": { "io.modelcontextprotocol/toolFailure": {
 //	    "class": "reliability", "code": "retryable_transient_error",
 //	    "retryable": true, "retryNotBefore": 1796005150554,
-//	    "correlationId": "tf_01M8N3YJHAFJPBR162ETPFRX5A5",
+//	    "correlationId": "tf_01M8N3YJHAFJPBR162ETPFRX5AD",
 //	    "agentGuidance": "Wait 30 seconds, then retry the same call once." } }
 //
 // so that the decision is made on data. The proposal is only useful if every

@@ -17,7 +17,7 @@ func ExampleCheckToolFailure() {
 		"class": "governance",
 		"code": "auth_required",
 		"retryable": true,
-		"correlationId": "tf_01M8N413BQES9V07V85B0H6E7WJ"
+		"correlationId": "tf_01M8N413BQES9V07V85B0H6E7WM"
 	}`), &tf)
 	for _, v := range conformance.CheckToolFailure(tf) {
 		fmt.Println(v)
@@ -70,7 +70,7 @@ func ExampleChecker() {
 		"code":           "retryable_transient_error",
 		"retryable":      true,
 		"retryNotBefore": 1796005830,
-		"correlationId":  "tf_01M8N3YJHAFJPBR162ETPFRX5A5",
+		"correlationId":  "tf_01M8N3YJHAFJPBR162ETPFRX5AD",
 	})
 	for _, v := range vs {
 		fmt.Println(v)

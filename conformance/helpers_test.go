@@ -3,7 +3,6 @@ package conformance_test
 import (
 	"bytes"
 	"encoding/json"
-	"math/big"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/omcp/toolfailure/conformance"
+	"github.com/omcp/toolfailure/correlation"
 )
 
 // testNow is the instant the example documents were written at
@@ -137,35 +137,14 @@ func rulesIn(vs []conformance.Violation) []string {
 }
 
 // isProjectCorrelationID reports whether id has this project's exact
-// correlation ID format: tf_, 26 Crockford base32 characters encoding a
-// 128-bit UUIDv7, and a Crockford mod-37 check symbol over that value. The
-// checker does not require this format (the proposal makes IDs opaque);
-// the test uses it to keep the example documents realistic.
+// correlation ID format (package correlation: tf_, 26 Crockford base32
+// characters of a UUIDv7, one check character). The checker does not
+// require this format (the proposal makes IDs opaque); the test uses it to
+// keep the example documents realistic.
 func isProjectCorrelationID(id string) bool {
-	const (
-		alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-		check    = alphabet + "*~$=U"
-	)
-	body, ok := strings.CutPrefix(id, "tf_")
-	if !ok || len(body) != 27 {
+	u, err := correlation.Parse(id)
+	if err != nil || id != u.String() {
 		return false
 	}
-	n := new(big.Int)
-	for _, r := range body[:26] {
-		d := strings.IndexRune(alphabet, r)
-		if d < 0 {
-			return false
-		}
-		n.Lsh(n, 5).Or(n, big.NewInt(int64(d)))
-	}
-	if n.BitLen() > 128 {
-		return false
-	}
-	var u [16]byte
-	n.FillBytes(u[:])
-	if u[6]>>4 != 7 || u[8]>>6 != 2 { // UUID version 7, RFC 9562 variant
-		return false
-	}
-	sum := new(big.Int).Mod(n, big.NewInt(37)).Int64()
-	return body[26] == check[sum]
+	return u[6]>>4 == 7 && u[8]>>6 == 2 // UUID version 7, RFC 9562 variant
 }

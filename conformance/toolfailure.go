@@ -265,8 +265,10 @@ func formatMillis(ms *big.Int) string {
 
 // isSafeIDChar reports whether r may appear in a correlation ID without
 // being mangled on its way from an error message to a support ticket: the
-// URL-unreserved characters (RFC 3986) plus *, $ and =, which this project's
-// own IDs can end with (the Crockford mod-37 check symbols are *~$=U).
+// URL-unreserved characters (RFC 3986) plus *, $ and =, which IDs with a
+// Crockford mod-37 check symbol (*~$=U) can end with: the proposal makes
+// IDs opaque, so the checker accepts them, though this project's own IDs
+// keep to letters and digits.
 // Spaces, quotes, slashes, %, <, >, &, # and non-ASCII letters are all
 // things that logs, URLs, shells or chat clients rewrite.
 func isSafeIDChar(r rune) bool {

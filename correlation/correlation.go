@@ -2,9 +2,10 @@
 // failed tool call seen by a user to the record kept by the service.
 //
 // An ID is a UUIDv7 written as "tf_" followed by 26 Crockford base32
-// characters and one Crockford check character, 30 characters in all:
+// characters and one check character from the same alphabet, 30 characters
+// in all, matching ^tf_[0-9A-HJKMNP-TV-Z]{27}$:
 //
-//	tf_01JDQ7Z5Q8R3M2V9X4K6N0T1BC7
+//	tf_01JDQ7Z5Q8R3M2V9X4K6N0T1BCV
 //
 // Why this shape:
 //
@@ -15,9 +16,13 @@
 //   - Crockford base32 has no I, L, O or U, so an ID read aloud or copied by
 //     hand survives; decoding maps I and L to 1 and O to 0.
 //   - People retype these IDs from screenshots and chat messages. The check
-//     character (the 128-bit value modulo 37) catches every single wrong
-//     character and every swap of two neighbours, so a typo is reported as a
-//     malformed ID instead of a silent "not found".
+//     character catches every single wrong character and every swap of two
+//     neighbours, so a typo is reported as a malformed ID instead of a
+//     silent "not found". It is computed with the Damm algorithm over a
+//     totally anti-symmetric quasigroup of order 32 (see check), so it is
+//     one of the 32 data symbols: Crockford's own mod-37 check adds the
+//     symbols * ~ $ = U, which end a double-click selection early and mean
+//     something to a shell.
 //   - The "tf_" prefix makes the ID recognisable in logs and support tickets.
 package correlation
 
@@ -41,8 +46,8 @@ const Len = len(Prefix) + dataLen + 1
 
 const (
 	dataLen = 26 // ceil(128/5) base32 digits; the top 2 of the 130 bits are zero
-	// alphabet holds the 32 data symbols followed by the 5 extra check symbols.
-	alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ*~$=U"
+	// alphabet holds the 32 symbols of data and check characters alike.
+	alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 	maxMilli = 1<<48 - 1
 )
 
@@ -53,8 +58,12 @@ var ErrFormat = errors.New("correlation: malformed ID")
 // almost always a typo.
 var ErrChecksum = errors.New("correlation: check character mismatch")
 
-// decode maps an input byte to its symbol value, or -1. Values 32..36 are the
-// check-only symbols. Lowercase and Crockford's aliases (I, L → 1; O → 0)
+// ErrCheckMissing reports 26 characters after the prefix: a whole ID
+// but for its last, check character, which was probably lost in copying.
+// It wraps ErrFormat.
+var ErrCheckMissing = fmt.Errorf("%w: the check character (the 27th after tf_) is missing", ErrFormat)
+
+// decode maps an input byte to its symbol value, or -1. Lowercase and Crockford's aliases (I, L → 1; O → 0)
 // decode like their canonical forms.
 var decode = func() [256]int8 {
 	var t [256]int8
@@ -112,14 +121,11 @@ func (id ID) Time() time.Time {
 func (id ID) String() string {
 	var buf [Len]byte
 	copy(buf[:], Prefix)
-	hi, lo := id.halves()
-	// Emit 5 bits at a time from the least significant end.
-	for i := Len - 2; i >= len(Prefix); i-- {
-		buf[i] = alphabet[lo&31]
-		lo = lo>>5 | hi<<59
-		hi >>= 5
+	d := id.digits()
+	for i, v := range d {
+		buf[len(Prefix)+i] = alphabet[v]
 	}
-	buf[Len-1] = alphabet[id.check()]
+	buf[Len-1] = alphabet[checkOf(d)]
 	return string(buf[:])
 }
 
@@ -127,6 +133,9 @@ func (id ID) String() string {
 // prefix and the exact length; use ParseLoose for text typed by a person.
 // Errors wrap ErrFormat or ErrChecksum.
 func Parse(s string) (ID, error) {
+	if len(s) == Len-1 && strings.EqualFold(s[:len(Prefix)], Prefix) {
+		return ID{}, ErrCheckMissing
+	}
 	if len(s) != Len || !strings.EqualFold(s[:len(Prefix)], Prefix) {
 		return ID{}, fmt.Errorf("%w: want %q followed by %d characters", ErrFormat, Prefix, dataLen+1)
 	}
@@ -150,9 +159,13 @@ func ParseLoose(s string) (ID, error) {
 	switch {
 	case len(t) >= len(Prefix) && strings.EqualFold(t[:len(Prefix)], Prefix):
 		t = t[len(Prefix):]
-	case len(t) == dataLen+3 && strings.EqualFold(t[:2], "tf"):
-		// "tf-…" with the dash removed above.
+	case len(t) >= 2 && strings.EqualFold(t[:2], "tf"):
+		// "tf-…" with the dash removed above. No ID's body starts with T
+		// (its first symbol is at most 7), so this cannot eat data.
 		t = t[2:]
+	}
+	if len(t) == dataLen {
+		return ID{}, ErrCheckMissing
 	}
 	if len(t) != dataLen+1 {
 		return ID{}, fmt.Errorf("%w: want %d characters after the prefix, got %d", ErrFormat, dataLen+1, len(t))
@@ -165,7 +178,7 @@ func parseBody(s string) (ID, error) {
 	var hi, lo uint64
 	for i := 0; i < dataLen; i++ {
 		v := decode[s[i]]
-		if v < 0 || v >= 32 {
+		if v < 0 {
 			return ID{}, fmt.Errorf("%w: invalid character %q at position %d", ErrFormat, s[i], len(Prefix)+i)
 		}
 		if i == 0 && v > 7 {
@@ -198,11 +211,52 @@ func (id ID) halves() (hi, lo uint64) {
 	return hi, lo
 }
 
-// check returns the 128-bit value modulo 37, Crockford's check symbol.
+// check returns the check symbol of the 26 data symbols.
+//
+// It is the Damm algorithm over the quasigroup x∗y = 2·x + y of GF(32)
+// (polynomials over GF(2) modulo x⁵ + x² + 1, so + is XOR and 2 is the
+// polynomial x). Damm needs a quasigroup that is totally anti-symmetric:
+// (c∗x)∗y = (c∗y)∗x only when x = y, and x∗y = y∗x only when x = y. Here
+// both reduce to (2+1)·(x+y) = 0, and 3 ≠ 0 in GF(32), so they hold; every
+// row and column is a permutation (a Latin square), so one wrong symbol
+// always changes the result. The interim value starts at 0 and the check
+// symbol is the one that brings the final interim value back to 0:
+// c with 2·s + c = 0, that is c = 2·s. TestQuasigroupIsTotallyAntiSymmetric
+// checks the properties over the whole table; the typo tests check their
+// consequence on IDs.
 func (id ID) check() int {
-	r := 0
-	for _, b := range id {
-		r = (r*256 + int(b)) % 37
+	return checkOf(id.digits())
+}
+
+// checkOf folds symbol values through the quasigroup and returns the check.
+func checkOf(digits [dataLen]byte) int {
+	s := byte(0)
+	for _, d := range digits {
+		s = quasigroup(s, d)
 	}
-	return r
+	return int(gfDouble(s))
+}
+
+// quasigroup is x∗y = 2·x + y in GF(32).
+func quasigroup(x, y byte) byte { return gfDouble(x) ^ y }
+
+// gfDouble multiplies by 2 (the polynomial x) modulo x⁵ + x² + 1.
+func gfDouble(x byte) byte {
+	x <<= 1
+	if x&32 != 0 {
+		x ^= 0b100101
+	}
+	return x
+}
+
+// digits returns the 26 base32 symbol values, most significant first.
+func (id ID) digits() [dataLen]byte {
+	var d [dataLen]byte
+	hi, lo := id.halves()
+	for i := dataLen - 1; i >= 0; i-- {
+		d[i] = byte(lo & 31)
+		lo = lo>>5 | hi<<59
+		hi >>= 5
+	}
+	return d
 }

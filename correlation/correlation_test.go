@@ -3,6 +3,7 @@ package correlation_test
 import (
 	"bytes"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -44,16 +45,19 @@ func TestRoundTrip(t *testing.T) {
 
 func TestKnownValues(t *testing.T) {
 	t.Parallel()
-	// The all-zero and all-one values pin the encoding: 26 digits of the
-	// 130-bit field (top 2 bits zero), then the value mod 37.
+	// The all-zero and all-one values and one UUIDv7 pin the encoding: 26
+	// digits of the 130-bit field (top 2 bits zero), then the Damm check
+	// over GF(32) (computed by a separate implementation of check's
+	// definition, not by this package).
 	var zero, ones correlation.ID
 	for i := range ones {
 		ones[i] = 0xff
 	}
-	// 2^128-1 mod 37 = 32, the check-only symbol '*'.
+	v7 := correlation.ID{0x01, 0x97, 0x35, 0x4b, 0x0d, 0x52, 0x7a, 0xbc, 0x8d, 0xef, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab}
 	cases := map[correlation.ID]string{
 		zero: "tf_" + strings.Repeat("0", 26) + "0",
-		ones: "tf_7" + strings.Repeat("Z", 25) + "*",
+		ones: "tf_7" + strings.Repeat("Z", 25) + "C",
+		v7:   "tf_01JWTMP3AJFAY8VVR14D2PF2DB6",
 	}
 	for id, want := range cases {
 		if got := id.String(); got != want {
@@ -89,7 +93,7 @@ func TestLowercaseAndAliases(t *testing.T) {
 	var one correlation.ID
 	one[15] = 1
 	for _, c := range []string{"1", "I", "i", "L", "l"} {
-		in := "tf_" + strings.Repeat("0", 25) + c + c
+		in := "tf_" + strings.Repeat("0", 25) + c + "2"
 		if got, err := correlation.Parse(in); err != nil || got != one {
 			t.Errorf("Parse(%q) = %x, %v; want %x", in, got, err, one)
 		}
@@ -105,8 +109,10 @@ func TestParseRejects(t *testing.T) {
 		"xx_" + s[3:]:         correlation.ErrFormat,
 		s + "0":               correlation.ErrFormat,
 		s[:29]:                correlation.ErrFormat,
-		s[:10] + "U" + s[11:]: correlation.ErrFormat, // U is a check symbol only
+		s[:10] + "U" + s[11:]: correlation.ErrFormat, // U is not in the alphabet
 		s[:10] + "*" + s[11:]: correlation.ErrFormat,
+		s[:29] + "*":          correlation.ErrFormat, // nor are Crockford's mod-37 check symbols
+		s[:29] + "U":          correlation.ErrFormat,
 		s[:10] + "!" + s[11:]: correlation.ErrFormat,
 		s[:29] + "!":          correlation.ErrFormat,
 		"tf_8" + s[4:]:        correlation.ErrFormat, // more than 128 bits
@@ -122,13 +128,8 @@ func TestParseRejects(t *testing.T) {
 
 // substitutes lists every symbol a person could type in place of c that
 // decodes to a different value.
-func substitutes(c byte, check bool) []byte {
-	const data = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-	const extra = "*~$=U"
-	set := data
-	if check {
-		set += extra
-	}
+func substitutes(c byte) []byte {
+	const set = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 	var out []byte
 	for i := 0; i < len(set); i++ {
 		if set[i] != c {
@@ -143,7 +144,7 @@ func TestEverySubstitutionDetected(t *testing.T) {
 	for range 20 {
 		s := mustNew(t, t0).String()
 		for pos := 3; pos < len(s); pos++ {
-			for _, c := range substitutes(s[pos], pos == len(s)-1) {
+			for _, c := range substitutes(s[pos]) {
 				typo := s[:pos] + string(c) + s[pos+1:]
 				if _, err := correlation.Parse(typo); err == nil {
 					t.Fatalf("Parse(%q) accepted a substitution of %q at %d in %q", typo, c, pos, s)
@@ -176,7 +177,7 @@ func TestAdjacentTranspositionDetected(t *testing.T) {
 	t.Parallel()
 	for range 200 {
 		s := mustNew(t, t0).String()
-		for pos := 3; pos < len(s)-2; pos++ { // swaps among the data characters
+		for pos := 3; pos < len(s)-1; pos++ { // the check character included
 			if s[pos] == s[pos+1] {
 				continue
 			}
@@ -186,6 +187,46 @@ func TestAdjacentTranspositionDetected(t *testing.T) {
 				t.Fatalf("Parse(%q) accepted a swap at %d of %q", b, pos, s)
 			}
 		}
+	}
+}
+
+// TestIDsAreOneWord: every ID is one unbroken word of the 32-symbol
+// alphabet, so a double-click selects it whole and a shell or a URL needs
+// no quoting.
+func TestIDsAreOneWord(t *testing.T) {
+	t.Parallel()
+	word := regexp.MustCompile(`^tf_[0-9A-HJKMNP-TV-Z]{27}$`)
+	checks := map[byte]int{}
+	for range 20000 {
+		s := mustNew(t, t0).String()
+		if !word.MatchString(s) {
+			t.Fatalf("%q does not match %s", s, word)
+		}
+		checks[s[len(s)-1]]++
+	}
+	// The check is spread over the whole alphabet, not stuck on a few symbols.
+	if len(checks) != 32 {
+		t.Fatalf("check characters seen: %d distinct, want all 32", len(checks))
+	}
+}
+
+func TestMissingCheckCharacter(t *testing.T) {
+	t.Parallel()
+	s := mustNew(t, t0).String()
+	for _, in := range []string{s[:29], strings.ToLower(s[:29])} {
+		_, err := correlation.Parse(in)
+		if !errors.Is(err, correlation.ErrCheckMissing) || !errors.Is(err, correlation.ErrFormat) {
+			t.Errorf("Parse(%q) error = %v, want ErrCheckMissing", in, err)
+		}
+	}
+	for _, in := range []string{s[:29], s[3:29], " " + s[:29] + " ", "TF-" + s[3:29]} {
+		_, err := correlation.ParseLoose(in)
+		if !errors.Is(err, correlation.ErrCheckMissing) {
+			t.Errorf("ParseLoose(%q) error = %v, want ErrCheckMissing", in, err)
+		}
+	}
+	if !strings.Contains(correlation.ErrCheckMissing.Error(), "check character") {
+		t.Errorf("ErrCheckMissing says %q; it must name the check character", correlation.ErrCheckMissing)
 	}
 }
 
@@ -283,9 +324,10 @@ func flip(c byte) string {
 }
 
 func FuzzParse(f *testing.F) {
-	f.Add("tf_01JDQ7Z5Q8R3M2V9X4K6N0T1BC7")
+	f.Add("tf_01JDQ7Z5Q8R3M2V9X4K6N0T1BCV")
 	f.Add("tf_" + strings.Repeat("0", 27))
-	f.Add("TF_7ZZZZZZZZZZZZZZZZZZZZZZZZZ*")
+	f.Add("TF_7ZZZZZZZZZZZZZZZZZZZZZZZZZC")
+	f.Add("tf_7ZZZZZZZZZZZZZZZZZZZZZZZZZ*")
 	f.Add("")
 	f.Add("tf-01jdq7z5q8-r3m2v9x4k6-n0t1bc7")
 	f.Fuzz(func(t *testing.T, s string) {

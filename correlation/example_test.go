@@ -13,7 +13,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	s := id.String() // e.g. tf_01JDQ7Z5Q8R3M2V9X4K6N0T1BC7, shown to the user
+	s := id.String() // e.g. tf_01JDQ7Z5Q8R3M2V9X4K6N0T1BCV, shown to the user
 	back, err := correlation.Parse(s)
 	fmt.Println(len(s), back == id, err)
 	// Output: 30 true <nil>

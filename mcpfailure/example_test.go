@@ -24,7 +24,7 @@ func ExampleParse() {
 		"isError": true,
 		"_meta": {"io.modelcontextprotocol/toolFailure": {
 			"class": "governance", "code": "auth_required",
-			"correlationId": "tf_01M8N3YJHAFJPBR162ETPFRX5A5",
+			"correlationId": "tf_01M8N3YJHAFJPBR162ETPFRX5AD",
 			"agentGuidance": "Ask the user to sign in again."}}}`), &res)
 
 	tf, present, err := mcpfailure.Parse(&res)
@@ -40,7 +40,7 @@ func ExampleParse() {
 	case mcpfailure.ClassReliability:
 		fmt.Println("maybe retry")
 	}
-	// Output: ask the user (auth_required), quoting tf_01M8N3YJHAFJPBR162ETPFRX5A5
+	// Output: ask the user (auth_required), quoting tf_01M8N3YJHAFJPBR162ETPFRX5AD
 }
 
 // Protocol errors are mapped onto the same decision as tool results.
@@ -114,7 +114,7 @@ type fixedClassifier struct{}
 func (fixedClassifier) Classify(_ context.Context, req *toolfailurev1.ClassifyRequest) (*toolfailurev1.ClassifyResponse, error) {
 	meta, err := structpb.NewStruct(map[string]any{mcpfailure.MetaKey: map[string]any{
 		"class": "governance", "code": "auth_required",
-		"correlationId": "tf_01M8N3YJHAFJPBR162ETPFRX5A5",
+		"correlationId": "tf_01M8N3YJHAFJPBR162ETPFRX5AD",
 		"agentGuidance": "Ask the user to sign in to " + req.GetTool() + "'s provider.",
 	}})
 	return &toolfailurev1.ClassifyResponse{Meta: meta}, err
@@ -157,6 +157,6 @@ func ExampleAnnotator() {
 	fmt.Printf("%+v\n", a.Stats())
 	// Output:
 	// SMTP login failed: token expired
-	// governance auth_required tf_01M8N3YJHAFJPBR162ETPFRX5A5
+	// governance auth_required tf_01M8N3YJHAFJPBR162ETPFRX5AD
 	// {Failed:1 Classified:1 AlreadyTagged:0 Missed:0 MissedTimeout:0}
 }

@@ -14,7 +14,7 @@ import (
 
 func TestParse(t *testing.T) {
 	t.Parallel()
-	const id = "tf_01M8N3YJHAFJPBR162ETPFRX5A5"
+	const id = "tf_01M8N3YJHAFJPBR162ETPFRX5AD"
 	cases := []struct {
 		name    string
 		meta    mcp.Meta
@@ -73,7 +73,7 @@ func TestParseWireResult(t *testing.T) {
 	var res mcp.CallToolResult
 	doc := `{"content":[{"type":"text","text":"busy"}],"isError":true,"_meta":{"io.modelcontextprotocol/toolFailure":
 		{"class":"reliability","code":"retryable_transient_error","retryable":true,"retryNotBefore":1764460030000,
-		 "correlationId":"tf_01M8N3YJHAFJPBR162ETPFRX5A5"}}}`
+		 "correlationId":"tf_01M8N3YJHAFJPBR162ETPFRX5AD"}}}`
 	if err := json.Unmarshal([]byte(doc), &res); err != nil {
 		t.Fatal(err)
 	}

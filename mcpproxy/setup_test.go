@@ -27,7 +27,7 @@ import (
 	"github.com/omcp/toolfailure/mcpproxy"
 )
 
-var correlationIDPattern = regexp.MustCompile(`^tf_[0-9A-HJKMNP-TV-Z]{26}[0-9A-HJKMNP-TV-Z*~$=U]$`)
+var correlationIDPattern = regexp.MustCompile(`^tf_[0-9A-HJKMNP-TV-Z]{27}$`)
 
 // service is a real toolfailure service over real HTTP, on its own
 // embedded store.

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/omcp/toolfailure/auth"
 	"github.com/omcp/toolfailure/classify"
 	"github.com/omcp/toolfailure/correlation"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
@@ -38,7 +39,7 @@ type classifyInput interface {
 }
 
 func (s *classifierService) Classify(ctx context.Context, req *v1.ClassifyRequest) (res *v1.ClassifyResponse, err error) {
-	p, ok := PrincipalFrom(ctx)
+	p, ok := auth.FromContext(ctx)
 	if !ok {
 		return nil, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
 	}
@@ -94,7 +95,7 @@ func (s *classifierService) Classify(ctx context.Context, req *v1.ClassifyReques
 }
 
 func (s *classifierService) Explain(ctx context.Context, req *v1.ExplainRequest) (*v1.ExplainResponse, error) {
-	p, ok := PrincipalFrom(ctx)
+	p, ok := auth.FromContext(ctx)
 	if !ok {
 		return nil, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
 	}
@@ -112,7 +113,7 @@ func (s *classifierService) Explain(ctx context.Context, req *v1.ExplainRequest)
 }
 
 // rulesFor returns the tenant's compiled rule set from the cache.
-func (s *classifierService) rulesFor(ctx context.Context, p Principal) (*ruleset.Set, error) {
+func (s *classifierService) rulesFor(ctx context.Context, p auth.Principal) (*ruleset.Set, error) {
 	rules, err := s.cfg.Rules.Get(ctx, p.TenantID)
 	if err != nil {
 		s.cfg.Logger.ErrorContext(ctx, "load rules", "tenant", p.TenantID, "error", err)
@@ -251,7 +252,7 @@ func ClassifyInput(req interface {
 // record builds the durable record: the raw error is redacted here, before
 // anything is written, and trace context is taken from the request field or,
 // failing that, from the call's own headers.
-func (s *classifierService) record(ctx context.Context, p Principal, req *v1.ClassifyRequest, out classify.Outcome, id correlation.ID, now time.Time) (store.Failure, error) {
+func (s *classifierService) record(ctx context.Context, p auth.Principal, req *v1.ClassifyRequest, out classify.Outcome, id correlation.ID, now time.Time) (store.Failure, error) {
 	rawJSON, err := redactedErrorJSON(req.GetError())
 	if err != nil {
 		return store.Failure{}, connect.NewError(connect.CodeInvalidArgument, "invalid request: error: "+err.Error())

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/omcp/toolfailure/auth"
 	"github.com/omcp/toolfailure/correlation"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/store"
@@ -29,14 +30,17 @@ const (
 )
 
 func (s *failureService) GetFailure(ctx context.Context, req *v1.GetFailureRequest) (*v1.GetFailureResponse, error) {
-	p, ok := PrincipalFrom(ctx)
+	p, ok := auth.FromContext(ctx)
 	if !ok {
 		return nil, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
 	}
 	id, err := correlation.Parse(strings.TrimSpace(req.GetCorrelationId()))
 	if err != nil {
 		msg := "invalid request: correlationId: not a correlation ID (tf_ followed by 27 characters)"
-		if errors.Is(err, correlation.ErrChecksum) {
+		switch {
+		case errors.Is(err, correlation.ErrCheckMissing):
+			msg = "invalid request: correlationId: the check character is missing (tf_ followed by 27 characters; this one has 26): copy the whole ID"
+		case errors.Is(err, correlation.ErrChecksum):
 			msg = "invalid request: correlationId: check character does not match; the ID was probably mistyped"
 		}
 		return nil, connect.NewError(connect.CodeInvalidArgument, msg)
@@ -58,7 +62,7 @@ func (s *failureService) GetFailure(ctx context.Context, req *v1.GetFailureReque
 }
 
 func (s *failureService) ListFailures(ctx context.Context, req *v1.ListFailuresRequest) (*v1.ListFailuresResponse, error) {
-	p, ok := PrincipalFrom(ctx)
+	p, ok := auth.FromContext(ctx)
 	if !ok {
 		return nil, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
 	}

@@ -12,8 +12,11 @@ import (
 
 	"connectrpc.com/connect/v2"
 	"connectrpc.com/connect/v2/connectproto"
+	"golang.org/x/time/rate"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/omcp/toolfailure/auth"
 )
 
 // RateLimit configures per-tenant rate limits: a token bucket per tenant, refilled at Rate tokens
@@ -70,21 +73,14 @@ func ParseTenantRates(s string) (map[string]TenantRate, error) {
 	return out, nil
 }
 
-// RateLimiter enforces a RateLimit. It is safe for concurrent use.
+// RateLimiter enforces a RateLimit with one golang.org/x/time/rate token bucket per tenant. It is
+// safe for concurrent use.
 type RateLimiter struct {
 	cfg RateLimit
 	now func() time.Time
 
 	mu      sync.Mutex
-	buckets map[int64]*bucket
-	calls   int
-}
-
-type bucket struct {
-	tokens float64
-	last   time.Time
-	rate   float64
-	burst  float64
+	buckets map[int64]*rate.Limiter
 }
 
 // maxBuckets bounds the limiter's memory; past it, buckets that have refilled (idle tenants, which
@@ -96,11 +92,11 @@ func NewRateLimiter(cfg RateLimit, now func() time.Time) *RateLimiter {
 	if now == nil {
 		now = time.Now
 	}
-	return &RateLimiter{cfg: cfg, now: now, buckets: map[int64]*bucket{}}
+	return &RateLimiter{cfg: cfg, now: now, buckets: map[int64]*rate.Limiter{}}
 }
 
 // limitOf returns the tenant's rate and burst; rate 0 means unlimited.
-func (l *RateLimiter) limitOf(tenant string) (rate, burst float64) {
+func (l *RateLimiter) limitOf(tenant string) (rate.Limit, int) {
 	r, b := l.cfg.Rate, l.cfg.Burst
 	if o, ok := l.cfg.Tenants[tenant]; ok {
 		r, b = o.Rate, o.Burst
@@ -109,36 +105,34 @@ func (l *RateLimiter) limitOf(tenant string) (rate, burst float64) {
 		return 0, 0
 	}
 	if b <= 0 {
-		return r, math.Max(1, r)
+		b = int(math.Max(1, r))
 	}
-	return r, float64(b)
+	return rate.Limit(r), b
 }
 
 // Allow takes a token from the tenant's bucket. When there is none it returns false and how long
 // until there is one.
 func (l *RateLimiter) Allow(tenantID int64, tenantName string) (ok bool, retryAfter time.Duration) {
-	rate, burst := l.limitOf(tenantName)
-	if rate == 0 {
+	r, burst := l.limitOf(tenantName)
+	if r == 0 {
 		return true, 0
 	}
 	now := l.now()
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	b := l.buckets[tenantID]
-	if b == nil || b.rate != rate || b.burst != burst {
+	if b == nil || b.Limit() != r || b.Burst() != burst {
 		l.sweepLocked(now)
-		b = &bucket{tokens: burst, last: now, rate: rate, burst: burst}
+		b = rate.NewLimiter(r, burst)
 		l.buckets[tenantID] = b
 	}
-	if elapsed := now.Sub(b.last).Seconds(); elapsed > 0 {
-		b.tokens = math.Min(b.burst, b.tokens+elapsed*b.rate)
-		b.last = now
-	}
-	if b.tokens >= 1 {
-		b.tokens--
+	l.mu.Unlock()
+	res := b.ReserveN(now, 1)
+	wait := res.DelayFrom(now)
+	if wait == 0 {
 		return true, 0
 	}
-	wait := time.Duration((1 - b.tokens) / b.rate * float64(time.Second))
+	// Refused calls do not queue: the token goes back, and the caller is told when to come.
+	res.CancelAt(now)
 	return false, max(wait.Round(time.Millisecond), time.Millisecond)
 }
 
@@ -147,7 +141,7 @@ func (l *RateLimiter) sweepLocked(now time.Time) {
 		return
 	}
 	for id, b := range l.buckets {
-		if b.tokens+now.Sub(b.last).Seconds()*b.rate >= b.burst {
+		if b.TokensAt(now) >= float64(b.Burst()) {
 			delete(l.buckets, id)
 		}
 	}
@@ -159,17 +153,22 @@ func (l *RateLimiter) sweepLocked(now time.Time) {
 // Check is Allow as the API answers it: nil, or resource_exhausted carrying the delay twice, as a
 // google.rpc.RetryInfo error detail (which gRPC and Connect clients read) and in the message (for
 // people and for clients that read neither).
-func (l *RateLimiter) Check(p Principal) *connect.Error {
+func (l *RateLimiter) Check(p auth.Principal) *connect.Error {
+	err, _ := l.check(p)
+	return err
+}
+
+func (l *RateLimiter) check(p auth.Principal) (*connect.Error, time.Duration) {
 	ok, wait := l.Allow(p.TenantID, p.TenantName)
 	if ok {
-		return nil
+		return nil, 0
 	}
 	err := connect.NewError(connect.CodeResourceExhausted,
 		fmt.Sprintf("rate limit of tenant %q exceeded; retry in %s", p.TenantName, wait))
 	if detail, derr := connectproto.NewErrorDetail(&errdetails.RetryInfo{RetryDelay: durationpb.New(wait)}); derr == nil {
 		err = err.WithDetail(detail)
 	}
-	return err
+	return err, wait
 }
 
 // Interceptor limits every authenticated call by its tenant. It must come after the
@@ -179,15 +178,13 @@ func (l *RateLimiter) Check(p Principal) *connect.Error {
 func (l *RateLimiter) Interceptor() connect.ServerInterceptor {
 	return func(next connect.ServerFunc) connect.ServerFunc {
 		return func(ctx context.Context, spec connect.Spec, stream connect.ServerStream) error {
-			p, ok := PrincipalFrom(ctx)
+			p, ok := auth.FromContext(ctx)
 			if !ok {
 				return next(ctx, spec, stream)
 			}
-			if err := l.Check(p); err != nil {
+			if err, wait := l.check(p); err != nil {
 				if info, ok := connect.CallInfoForServerContext(ctx); ok {
-					if d := RetryDelay(err); d > 0 {
-						info.ResponseHeader().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
-					}
+					info.ResponseHeader().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 				}
 				return err
 			}

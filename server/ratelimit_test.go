@@ -8,6 +8,7 @@ import (
 
 	"connectrpc.com/connect/v2"
 
+	"github.com/omcp/toolfailure/auth"
 	"github.com/omcp/toolfailure/server"
 )
 
@@ -33,7 +34,7 @@ func TestRateLimiterBurstThenRefill(t *testing.T) {
 	t.Parallel()
 	clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	l := server.NewRateLimiter(server.RateLimit{Rate: 10, Burst: 3}, clock.Now)
-	acme := server.Principal{TenantID: 1, TenantName: "acme"}
+	acme := auth.Principal{TenantID: 1, TenantName: "acme"}
 	for i := range 3 {
 		if err := l.Check(acme); err != nil {
 			t.Fatalf("call %d within the burst refused: %v", i, err)
@@ -50,7 +51,7 @@ func TestRateLimiterBurstThenRefill(t *testing.T) {
 		t.Fatalf("retry delay = %v, want 100ms (one token at 10/s)", d)
 	}
 	// Another tenant has a bucket of its own.
-	if err := l.Check(server.Principal{TenantID: 2, TenantName: "globex"}); err != nil {
+	if err := l.Check(auth.Principal{TenantID: 2, TenantName: "globex"}); err != nil {
 		t.Fatalf("another tenant was limited: %v", err)
 	}
 	clock.Advance(100 * time.Millisecond)
@@ -71,11 +72,11 @@ func TestRateLimiterOverrides(t *testing.T) {
 	clock := &fakeClock{now: time.Unix(0, 0)}
 	l := server.NewRateLimiter(server.RateLimit{Rate: 1, Burst: 1, Tenants: overrides}, clock.Now)
 	for range 100 {
-		if err := l.Check(server.Principal{TenantID: 1, TenantName: "vip"}); err != nil {
+		if err := l.Check(auth.Principal{TenantID: 1, TenantName: "vip"}); err != nil {
 			t.Fatalf("unlimited tenant refused: %v", err)
 		}
 	}
-	slow := server.Principal{TenantID: 2, TenantName: "slow"}
+	slow := auth.Principal{TenantID: 2, TenantName: "slow"}
 	if err := l.Check(slow); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestRateLimitZeroValueLimitsNothing(t *testing.T) {
 	t.Parallel()
 	l := server.NewRateLimiter(server.RateLimit{}, nil)
 	for range 1000 {
-		if err := l.Check(server.Principal{TenantID: 1}); err != nil {
+		if err := l.Check(auth.Principal{TenantID: 1}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -5,16 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"log/slog"
-	"sync"
-	"time"
 
 	"connectrpc.com/connect/v2"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/omcp/toolfailure/auth"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/rulecache"
 	"github.com/omcp/toolfailure/ruleset"
 	"github.com/omcp/toolfailure/store"
 )
@@ -33,17 +32,17 @@ type RuleStore interface {
 // ruleService is the RuleService handler. Every rule is compiled before it
 // is stored, so a stored rule set always compiles; after a change it updates
 // this replica's cache at once, and other replicas learn of the change from
-// the store (see RuleCache).
+// the store (see package rulecache).
 type ruleService struct {
 	store RuleStore
-	cache *RuleCache
+	cache *rulecache.Cache
 	log   *slog.Logger
 }
 
-func (s *ruleService) principal(ctx context.Context) (Principal, error) {
-	p, ok := PrincipalFrom(ctx)
+func (s *ruleService) principal(ctx context.Context) (auth.Principal, error) {
+	p, ok := auth.FromContext(ctx)
 	if !ok {
-		return Principal{}, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
+		return auth.Principal{}, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
 	}
 	return p, nil
 }
@@ -207,7 +206,7 @@ func (s *ruleService) ReplaceRules(ctx context.Context, req *v1.ReplaceRulesRequ
 // checkOne compiles a single rule for CreateRule and UpdateRule, in the
 // context of the tenant's set only as far as its size goes: names are
 // unique by the store's key.
-func (s *ruleService) checkOne(ctx context.Context, p Principal, pr *v1.Rule, adding bool) (store.Rule, error) {
+func (s *ruleService) checkOne(ctx context.Context, p auth.Principal, pr *v1.Rule, adding bool) (store.Rule, error) {
 	r := ruleset.FromProto(pr)
 	if _, err := ruleset.Compile(0, []ruleset.Rule{r}); err != nil {
 		var invalid *ruleset.InvalidError
@@ -243,7 +242,7 @@ func versionConflict(current, expected int64) error {
 	return connect.NewError(connect.CodeAborted, msg)
 }
 
-func (s *ruleService) storeError(ctx context.Context, p Principal, op string, err error) error {
+func (s *ruleService) storeError(ctx context.Context, p auth.Principal, op string, err error) error {
 	if ctx.Err() != nil {
 		return connect.NewError(connect.CodeCanceled, op+": canceled").WithCause(err)
 	}
@@ -284,177 +283,31 @@ func changesProto(changes []store.RuleChange) []*v1.RuleChange {
 	return out
 }
 
-// RuleCache holds each tenant's compiled rule set, so that classifying a
-// failure costs no store round trip and no compilation. It is safe for
-// concurrent use.
-//
-// Staying in step: a change made through this process updates the cache at
-// once (the rule service calls Invalidate or Put). Changes made through
-// other processes sharing a PostgreSQL store arrive by LISTEN/NOTIFY while
-// Run is running, within milliseconds. Whenever notifications are not
-// flowing (before Run connects, after the connection broke, until it is
-// back) the cache checks a tenant's version with the store at most every
-// PollInterval before using its set, and on reconnection it drops
-// everything, since notifications sent meanwhile are lost. Either way a
-// change is in force on every replica within a second. A store that is not
-// a store.RuleWatcher (the embedded one) belongs to this process alone, and
-// the cache never polls it.
-type RuleCache struct {
-	store     RuleStore
-	log       *slog.Logger
-	now       func() time.Time
-	exclusive bool
-
-	mu       sync.Mutex
-	entries  map[int64]*ruleEntry
-	watching bool
-}
-
-// PollInterval is how old a cached set may be before it is checked against
-// the store's version, when notifications are not flowing.
-const PollInterval = 500 * time.Millisecond
-
-// maxCachedTenants bounds the cache; past it, an arbitrary tenant's set is
-// dropped and compiled again when that tenant next classifies.
-const maxCachedTenants = 10_000
-
-// loadTimeout bounds one load of a tenant's set. It is detached from the
-// request that triggered it, because other requests wait for the same load.
-const loadTimeout = 30 * time.Second
-
-type ruleEntry struct {
-	ready   chan struct{} // closed once set and err are final
-	set     *ruleset.Set
-	err     error
-	checked time.Time // when the version was last known current; guarded by RuleCache.mu
-}
-
-// NewRuleCache returns an empty cache over s. log may be nil.
-func NewRuleCache(s RuleStore, log *slog.Logger) *RuleCache {
+// NewRuleCache returns an empty rule cache over s, loading each tenant's
+// rules from it; it follows changes made by other processes when s is a
+// store.RuleWatcher (see package rulecache). log may be nil.
+func NewRuleCache(s RuleStore, log *slog.Logger) *rulecache.Cache {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	_, shared := s.(store.RuleWatcher)
-	return &RuleCache{store: s, log: log, now: time.Now, exclusive: !shared, entries: map[int64]*ruleEntry{}}
+	w, _ := s.(store.RuleWatcher)
+	return rulecache.New(ruleSource{store: s, log: log}, rulecache.Options{Watcher: w, Logger: log})
 }
 
-// Run keeps the cache in step with changes made by other processes, until
-// ctx ends. For a store that is not shared it returns at once.
-func (c *RuleCache) Run(ctx context.Context) error {
-	w, ok := c.store.(store.RuleWatcher)
-	if !ok {
-		return nil
-	}
-	err := w.WatchRules(ctx, func(ev store.RuleEvent) {
-		switch ev.Kind {
-		case store.RuleSetChanged:
-			c.Invalidate(ev.TenantID, ev.Version)
-		case store.RuleWatchStarted:
-			c.mu.Lock()
-			c.watching = true
-			clear(c.entries)
-			c.mu.Unlock()
-			c.log.Info("rule changes: listening")
-		case store.RuleWatchLost:
-			c.mu.Lock()
-			c.watching = false
-			c.mu.Unlock()
-			c.log.Warn("rule changes: notifications lost; checking versions until they are back")
-		}
-	})
-	if errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
+// ruleSource loads a tenant's stored rules and compiles them. A stored
+// rule that no longer compiles (written under other limits) is left out
+// and logged, so that a tenant's classifications never fail because of
+// its rules.
+type ruleSource struct {
+	store RuleStore
+	log   *slog.Logger
 }
 
-// Get returns the tenant's compiled rule set, loading and compiling it if
-// needed. Concurrent callers for one tenant share one load. A tenant
-// without rules gets an empty set; a stored rule that no longer compiles
-// (written under other limits) is left out and logged, so that a tenant's
-// classifications never fail because of its rules.
-func (c *RuleCache) Get(ctx context.Context, tenantID int64) (*ruleset.Set, error) {
-	c.mu.Lock()
-	e := c.entries[tenantID]
-	if e != nil {
-		select {
-		case <-e.ready:
-			if e.err == nil {
-				if c.exclusive || c.watching || c.now().Sub(e.checked) < PollInterval {
-					c.mu.Unlock()
-					return e.set, nil
-				}
-				// Claim the check, so that concurrent callers keep using the
-				// set meanwhile instead of all asking the store.
-				e.checked = c.now()
-				c.mu.Unlock()
-				v, err := c.store.RuleSetVersion(ctx, tenantID)
-				if err == nil && v == e.set.Version() {
-					return e.set, nil
-				}
-				if err != nil {
-					c.log.WarnContext(ctx, "rule cache: version check failed; using the cached rules", "tenant", tenantID, "error", err)
-					return e.set, nil
-				}
-				c.mu.Lock()
-				if c.entries[tenantID] == e {
-					delete(c.entries, tenantID)
-				}
-			} else if c.entries[tenantID] == e {
-				delete(c.entries, tenantID)
-			}
-		default:
-			c.mu.Unlock()
-			return c.wait(ctx, e)
-		}
-		if cur := c.entries[tenantID]; cur != nil && cur != e {
-			c.mu.Unlock()
-			return c.wait(ctx, cur)
-		}
-	}
-	e = &ruleEntry{ready: make(chan struct{}), checked: c.now()}
-	c.evictLocked()
-	c.entries[tenantID] = e
-	c.mu.Unlock()
-
-	go func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), loadTimeout)
-		defer cancel()
-		e.set, e.err = c.load(ctx, tenantID)
-		close(e.ready)
-		if e.err != nil {
-			c.mu.Lock()
-			if c.entries[tenantID] == e {
-				delete(c.entries, tenantID)
-			}
-			c.mu.Unlock()
-		}
-	}()
-	return c.wait(ctx, e)
+func (c ruleSource) Version(ctx context.Context, tenantID int64) (int64, error) {
+	return c.store.RuleSetVersion(ctx, tenantID)
 }
 
-func (c *RuleCache) wait(ctx context.Context, e *ruleEntry) (*ruleset.Set, error) {
-	select {
-	case <-e.ready:
-		return e.set, e.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-func (c *RuleCache) evictLocked() {
-	if len(c.entries) < maxCachedTenants {
-		return
-	}
-	for t := range c.entries {
-		delete(c.entries, t)
-		if len(c.entries) < maxCachedTenants {
-			return
-		}
-	}
-}
-
-func (c *RuleCache) load(ctx context.Context, tenantID int64) (*ruleset.Set, error) {
+func (c ruleSource) Load(ctx context.Context, tenantID int64) (*ruleset.Set, error) {
 	stored, err := c.store.ListRules(ctx, tenantID)
 	if err != nil {
 		return nil, fmt.Errorf("load rules of tenant %d: %w", tenantID, err)
@@ -488,52 +341,6 @@ func (c *RuleCache) load(ctx context.Context, tenantID int64) (*ruleset.Set, err
 		return nil, fmt.Errorf("compile rules of tenant %d: %w", tenantID, err)
 	}
 	return set, nil
-}
-
-// Invalidate drops the tenant's cached set unless it is already at version
-// or later; version 0 drops it whatever its version.
-func (c *RuleCache) Invalidate(tenantID, version int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e := c.entries[tenantID]
-	if e == nil {
-		return
-	}
-	select {
-	case <-e.ready:
-		if version > 0 && e.err == nil && e.set.Version() >= version {
-			return
-		}
-	default:
-	}
-	delete(c.entries, tenantID)
-}
-
-// InvalidateAll drops every cached set.
-func (c *RuleCache) InvalidateAll() {
-	c.mu.Lock()
-	clear(c.entries)
-	c.mu.Unlock()
-}
-
-// Put caches a set compiled elsewhere (by ReplaceRules), unless the cache
-// already holds a later version.
-func (c *RuleCache) Put(tenantID int64, set *ruleset.Set) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e := c.entries[tenantID]; e != nil {
-		select {
-		case <-e.ready:
-			if e.err == nil && e.set.Version() > set.Version() {
-				return
-			}
-		default:
-		}
-	}
-	e := &ruleEntry{ready: make(chan struct{}), set: set, checked: c.now()}
-	close(e.ready)
-	c.evictLocked()
-	c.entries[tenantID] = e
 }
 
 // The helpers below are what ClassifierService needs of the rules.
@@ -602,31 +409,4 @@ func explainResponse(ex ruleset.Explanation) *v1.ExplainResponse {
 		}
 	}
 	return res
-}
-
-// Versions yields (tenant, rule-set version) for every tenant whose set is
-// loaded, for the rule-cache gauge: an operator sees at a glance whether
-// every replica runs the same version. It snapshots under the lock and
-// yields outside it, so a slow consumer never blocks classification.
-func (c *RuleCache) Versions() iter.Seq2[int64, int64] {
-	return func(yield func(int64, int64) bool) {
-		type tv struct{ tenant, version int64 }
-		c.mu.Lock()
-		snap := make([]tv, 0, len(c.entries))
-		for t, e := range c.entries {
-			select {
-			case <-e.ready:
-				if e.set != nil {
-					snap = append(snap, tv{t, e.set.Version()})
-				}
-			default:
-			}
-		}
-		c.mu.Unlock()
-		for _, x := range snap {
-			if !yield(x.tenant, x.version) {
-				return
-			}
-		}
-	}
 }

@@ -17,7 +17,9 @@ import (
 	"connectrpc.com/grpchealth"
 	"connectrpc.com/grpcreflect/v2"
 
+	"github.com/omcp/toolfailure/auth"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
+	"github.com/omcp/toolfailure/rulecache"
 	"github.com/omcp/toolfailure/ruleset"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/telemetry"
@@ -26,7 +28,7 @@ import (
 // Store is what the handlers need of a storage backend. Both store/postgres
 // and store/sqlite satisfy it.
 type Store interface {
-	keyLookup
+	auth.KeyLookup
 	RuleStore
 	InsertFailure(ctx context.Context, f store.Failure) (store.Failure, bool, error)
 	GetFailure(ctx context.Context, tenantID int64, id [16]byte) (store.Failure, error)
@@ -79,7 +81,7 @@ type Config struct {
 	TraceURL *telemetry.TraceURLTemplate
 	// Rules caches each tenant's compiled rule set; nil makes one over
 	// Store. Run its Run method to follow changes made on other replicas.
-	Rules *RuleCache
+	Rules *rulecache.Cache
 	// RateLimit limits calls per tenant; the zero value limits nothing.
 	RateLimit RateLimit
 }
@@ -108,12 +110,12 @@ func New(cfg Config) (http.Handler, error) {
 		return nil, fmt.Errorf("server: build validator: %w", err)
 	}
 
-	auth := newAuthenticator(cfg.Store, cfg.Now, cfg.Logger)
+	authn := auth.New(cfg.Store, auth.Options{CacheTTL: keyCacheTTL, Now: cfg.Now})
 	rpc := connect.NewServer(
 		// First, so that refused calls and recovered panics are traced too.
 		cfg.Telemetry.Interceptor(),
 		recoverInterceptor(cfg.Logger),
-		authInterceptor(auth),
+		authInterceptor(authn, cfg.Logger),
 		NewRateLimiter(cfg.RateLimit, cfg.Now).Interceptor(),
 		validateInterceptor(validator),
 	)

@@ -29,7 +29,7 @@ const (
 	metaKey      = "io.modelcontextprotocol/toolFailure"
 )
 
-var idPattern = regexp.MustCompile(`^tf_[0-9A-HJKMNP-TV-Z]{26}[0-9A-HJKMNP-TV-Z*~$=U]$`)
+var idPattern = regexp.MustCompile(`^tf_[0-9A-HJKMNP-TV-Z]{27}$`)
 
 // post sends a Connect unary JSON request the way curl does, over HTTP/1.1.
 func (b *bundle) post(t *testing.T, path, key, body string) (int, map[string]any) {
@@ -429,6 +429,11 @@ func TestBadInput(t *testing.T) {
 	_, res = b.post(t, getPath, b.allKey, fmt.Sprintf(`{"correlationId": %q}`, cid))
 	if res["code"] != "invalid_argument" || !strings.Contains(res["message"].(string), "mistyped") {
 		t.Errorf("typo in the check character: %v", res)
+	}
+	// A paste that lost the last character says so.
+	_, res = b.post(t, getPath, b.allKey, fmt.Sprintf(`{"correlationId": %q}`, cid[:len(cid)-1]))
+	if res["code"] != "invalid_argument" || !strings.Contains(res["message"].(string), "check character is missing") {
+		t.Errorf("ID without its check character: %v", res)
 	}
 }
 

@@ -23,7 +23,7 @@ var ErrNotFound = errors.New("not found")
 var ErrConflict = errors.New("conflict")
 
 // ErrInvalid is returned (wrapped) by InsertFailure for a record that breaks the contract of
-// Failure (see CheckFailure). Such a record can never be stored, so retrying it, or keeping it in a
+// Failure (see Prepare). Such a record can never be stored, so retrying it, or keeping it in a
 // journal to replay later, is pointless.
 var ErrInvalid = errors.New("invalid record")
 
@@ -36,9 +36,15 @@ var ErrUnavailable = errors.New("store unavailable")
 // DefaultListLimit is the page size that ListFailures uses when ListQuery.Limit is zero or less.
 const DefaultListLimit = 100
 
+// MaxPageSize is the largest page the API hands out (ListFailures' pageSize).
+const MaxPageSize = 1000
+
 // MaxListLimit caps ListQuery.Limit, so that one request cannot make a backend materialise a whole
-// tenant's history. Callers that page must compare a page's length with the limit actually in effect.
-const MaxListLimit = 1000
+// tenant's history. It is one more than MaxPageSize: a caller that serves pages asks for one row
+// beyond the page to learn, in the same query, whether another page exists; a cap equal to the
+// largest page would swallow that row and end a full listing early without a word. Callers that
+// page must compare a page's length with the limit actually in effect.
+const MaxListLimit = MaxPageSize + 1
 
 // Class values: the closed set of the toolFailure proposal. Backends refuse any other value.
 const (
@@ -245,6 +251,19 @@ type RuleWatcher interface {
 	WatchRules(ctx context.Context, fn func(RuleEvent)) error
 }
 
+// ForwardWatch is WatchRules for a decorator of inner: it forwards to inner's notifications when
+// inner has them, and otherwise reports the watch as lost and waits for ctx, which makes a rule
+// cache check versions itself, as it would without notifications. A decorator that embeds the
+// Store interface would otherwise hide the capability.
+func ForwardWatch(ctx context.Context, inner Store, fn func(RuleEvent)) error {
+	if w, ok := inner.(RuleWatcher); ok {
+		return w.WatchRules(ctx, fn)
+	}
+	fn(RuleEvent{Kind: RuleWatchLost})
+	<-ctx.Done()
+	return ctx.Err()
+}
+
 // Store is the storage contract of the service, implemented by store/postgres and store/sqlite and
 // checked by store/storetest. Implementations are safe for concurrent use. Errors are wrapped with
 // context; test them with errors.Is against ErrNotFound and ErrConflict.
@@ -381,58 +400,4 @@ func ExpiryBound(cutoff time.Time) [16]byte {
 		ms >>= 8
 	}
 	return b
-}
-
-// CheckFailure reports whether f, as canonicalised for storage (trace and span IDs lowercase),
-// keeps the rules that every backend's schema enforces, as an error wrapping ErrInvalid that names
-// the first broken rule. Backends check records with it before they batch them, so that one bad
-// record is refused on its own instead of failing the transaction that it would share with others.
-// The schema still enforces the same rules; this is the fast path, not the guard.
-func CheckFailure(f Failure) error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
-	}
-	switch {
-	case f.Tool == "":
-		return bad("tool is empty")
-	case f.Code == "":
-		return bad("code is empty")
-	case f.Class != ClassCapability && f.Class != ClassReliability && f.Class != ClassGovernance:
-		return bad("class %q is not capability, reliability or governance", f.Class)
-	case f.Retryable && f.Class != ClassReliability:
-		return bad("retryable is only for class reliability")
-	case !f.RetryNotBefore.IsZero() && !f.Retryable:
-		return bad("retryNotBefore without retryable")
-	case !isJSONObject(f.Error):
-		return bad("error is not a JSON object")
-	case f.ToolAnnotations != nil && !isJSONObject(f.ToolAnnotations):
-		return bad("toolAnnotations is not a JSON object")
-	case f.Shadow != nil && !isJSON(f.Shadow, '['):
-		return bad("shadow is not a JSON array")
-	case f.TraceID != "" && !isLowerHex(f.TraceID, 32):
-		return bad("trace ID %q is not 32 lowercase hex digits", f.TraceID)
-	case f.SpanID != "" && !isLowerHex(f.SpanID, 16):
-		return bad("span ID %q is not 16 lowercase hex digits", f.SpanID)
-	}
-	return nil
-}
-
-func isJSONObject(j []byte) bool { return isJSON(j, '{') }
-
-// isJSON reports whether j is valid JSON whose value starts with open ('{' or '[').
-func isJSON(j []byte, open byte) bool {
-	t := bytes.TrimLeft(j, " \t\r\n")
-	return len(t) > 0 && t[0] == open && json.Valid(t)
-}
-
-func isLowerHex(s string, n int) bool {
-	if len(s) != n {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }

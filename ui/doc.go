@@ -19,8 +19,9 @@
 // # Same rules as the API
 //
 // Sign-in takes an API key with the lookup scope, the scope that guards
-// FailureService, and checks it exactly as the RPC authenticator does: the
-// key's shape, then its SHA-256 in the store, then the scope. Every page
+// FailureService, and checks it with the RPC API's own authenticator
+// (package auth): the key's shape, then its SHA-256 in the store, then the
+// scope. Every page
 // repeats the store lookup, so a deleted key or a removed scope closes the
 // UI at once (the API's authenticator caches for ten seconds; the UI's extra
 // lookup per page is cheap at a person's pace). Every query carries the

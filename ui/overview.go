@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/omcp/toolfailure/auth"
 	"github.com/omcp/toolfailure/store"
 )
 
@@ -64,7 +65,7 @@ type overviewView struct {
 	Buckets   []bucketRow
 }
 
-func (h *handler) overview(w http.ResponseWriter, r *http.Request, p principal) {
+func (h *handler) overview(w http.ResponseWriter, r *http.Request, p auth.Principal) {
 	rg := overviewRanges[0]
 	for _, o := range overviewRanges {
 		if o.Key == r.URL.Query().Get("range") {
@@ -90,7 +91,7 @@ func (h *handler) overview(w http.ResponseWriter, r *http.Request, p principal) 
 
 	q := store.ListQuery{Filter: store.Filter{Since: since, Until: until}, Limit: store.MaxListLimit}
 	for scanned := 0; scanned < maxOverviewScan; {
-		rows, err := h.cfg.Store.ListFailures(r.Context(), p.tenantID, q)
+		rows, err := h.cfg.Store.ListFailures(r.Context(), p.TenantID, q)
 		if err != nil {
 			h.storeUnavailable(w, r, "overview", err)
 			return

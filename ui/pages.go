@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/omcp/toolfailure/apikey"
+	"github.com/omcp/toolfailure/auth"
 	"github.com/omcp/toolfailure/classify"
 	"github.com/omcp/toolfailure/correlation"
 	"github.com/omcp/toolfailure/store"
@@ -45,8 +46,8 @@ func rowOf(f store.Failure) failureRow {
 	return failureRow{ID: id, URL: basePath + "failures/" + id, Tool: f.Tool, Server: f.Server, Class: f.Class, Code: f.Code, Created: f.CreatedAt}
 }
 
-func (h *handler) page(p principal, title, nav string, data any) pageData {
-	return pageData{Title: title, Tenant: p.tenantName, KeyID: p.keyID, Nav: nav, Data: data}
+func (h *handler) page(p auth.Principal, title, nav string, data any) pageData {
+	return pageData{Title: title, Tenant: p.TenantName, KeyID: p.KeyID, Nav: nav, Data: data}
 }
 
 func (h *handler) storeUnavailable(w http.ResponseWriter, r *http.Request, what string, err error) {
@@ -55,7 +56,7 @@ func (h *handler) storeUnavailable(w http.ResponseWriter, r *http.Request, what 
 }
 
 // lookup takes whatever was pasted into the ID box and goes to the failure.
-func (h *handler) lookup(w http.ResponseWriter, r *http.Request, p principal) {
+func (h *handler) lookup(w http.ResponseWriter, r *http.Request, p auth.Principal) {
 	raw := r.URL.Query().Get("id")
 	if strings.TrimSpace(raw) == "" {
 		http.Redirect(w, r, basePath, http.StatusSeeOther)
@@ -72,10 +73,14 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request, p principal) {
 // badID explains why a pasted ID was refused. A check-character mismatch
 // is named as such: the ID has the right shape but a character is wrong,
 // which is a typo to fix, not an ID that does not exist.
-func (h *handler) badID(w http.ResponseWriter, r *http.Request, p principal, raw string, err error) {
+func (h *handler) badID(w http.ResponseWriter, r *http.Request, p auth.Principal, raw string, err error) {
 	heading := "Not a correlation ID"
-	msg := "Correlation IDs look like tf_01JDQ7Z5Q8R3M2V9X4K6N0T1BC7: tf_ followed by 27 letters and digits. Spaces, dashes, lower case and a missing tf_ are fine."
-	if errors.Is(err, correlation.ErrChecksum) {
+	msg := "Correlation IDs look like tf_01JDQ7Z5Q8R3M2V9X4K6N0T1BCV: tf_ followed by 27 letters and digits. Spaces, dashes, lower case and a missing tf_ are fine."
+	switch {
+	case errors.Is(err, correlation.ErrCheckMissing):
+		heading = "Check character missing"
+		msg = "This ID has 26 characters after tf_, one short: its last character (the check character) was probably lost when it was copied. Copy the whole ID again."
+	case errors.Is(err, correlation.ErrChecksum):
 		heading = "Check character does not match"
 		msg = "This ID has the right shape, but its last character (the check character) does not match the rest: one character was probably mistyped or two were swapped. Compare it with the original, character by character."
 	}
@@ -133,7 +138,7 @@ var classMeaning = map[string]string{
 	store.ClassGovernance:  "Refused by authentication, permission, policy or a required human step. Only a person can change the outcome.",
 }
 
-func (h *handler) failure(w http.ResponseWriter, r *http.Request, p principal) {
+func (h *handler) failure(w http.ResponseWriter, r *http.Request, p auth.Principal) {
 	raw := r.PathValue("id")
 	id, err := correlation.ParseLoose(raw)
 	if err != nil {
@@ -144,12 +149,12 @@ func (h *handler) failure(w http.ResponseWriter, r *http.Request, p principal) {
 		http.Redirect(w, r, basePath+"failures/"+canonical, http.StatusSeeOther)
 		return
 	}
-	f, err := h.cfg.Store.GetFailure(r.Context(), p.tenantID, id)
+	f, err := h.cfg.Store.GetFailure(r.Context(), p.TenantID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		// Another tenant's failure answers exactly like an unknown one.
 		d := h.page(p, "Failure not found", "", errorData{
 			Heading: "No failure with this ID",
-			Message: fmt.Sprintf("Tenant %s has no failure %s. Correlation IDs belong to one tenant: check that you signed in with a key of the tenant whose server reported it.", p.tenantName, id),
+			Message: fmt.Sprintf("Tenant %s has no failure %s. Correlation IDs belong to one tenant: check that you signed in with a key of the tenant whose server reported it.", p.TenantName, id),
 		})
 		h.render(w, r, http.StatusNotFound, "error", d)
 		return
@@ -172,7 +177,7 @@ func (h *handler) failure(w http.ResponseWriter, r *http.Request, p principal) {
 	// Other failures of the same tool and code around that time.
 	since, until := f.CreatedAt.Add(-nearbyWindow), f.CreatedAt.Add(nearbyWindow)
 	filter := store.Filter{Tool: f.Tool, Code: f.Code, Since: since, Until: until}
-	rows, err := h.cfg.Store.ListFailures(r.Context(), p.tenantID, store.ListQuery{Filter: filter, Limit: nearbyLimit + 2})
+	rows, err := h.cfg.Store.ListFailures(r.Context(), p.TenantID, store.ListQuery{Filter: filter, Limit: nearbyLimit + 2})
 	if err != nil {
 		h.storeUnavailable(w, r, "list nearby failures", err)
 		return
@@ -335,7 +340,7 @@ func parseInputTime(s string) (time.Time, error) {
 	return time.Time{}, errors.New("use YYYY-MM-DDTHH:MM (UTC)")
 }
 
-func (h *handler) list(w http.ResponseWriter, r *http.Request, p principal) {
+func (h *handler) list(w http.ResponseWriter, r *http.Request, p auth.Principal) {
 	qs := r.URL.Query()
 	f := listFilter{
 		Tool:  strings.TrimSpace(qs.Get("tool")),
@@ -388,7 +393,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request, p principal) {
 		h.render(w, r, http.StatusBadRequest, "list", h.page(p, "Failures", "failures", v))
 		return
 	}
-	rows, err := h.cfg.Store.ListFailures(r.Context(), p.tenantID, q)
+	rows, err := h.cfg.Store.ListFailures(r.Context(), p.TenantID, q)
 	if err != nil {
 		h.storeUnavailable(w, r, "list failures", err)
 		return
@@ -414,7 +419,7 @@ type ruleView struct {
 	Unavailable bool
 }
 
-func (h *handler) rule(w http.ResponseWriter, r *http.Request, p principal) {
+func (h *handler) rule(w http.ResponseWriter, r *http.Request, p auth.Principal) {
 	id := r.PathValue("id")
 	v := ruleView{ID: id}
 	status := http.StatusOK
@@ -433,14 +438,14 @@ func (h *handler) rule(w http.ResponseWriter, r *http.Request, p principal) {
 			v.NotFound = true
 			status = http.StatusNotFound
 		}
-	case !p.has(apikey.ScopeRules):
+	case !p.Has(apikey.ScopeRules):
 		// Reading a tenant's rules takes the rules scope in the API; the
 		// UI does not widen what a lookup key may see.
 		v.NeedsScope = true
 	case h.cfg.Rules == nil:
 		v.Unavailable = true
 	default:
-		rule, err := h.cfg.Rules(r.Context(), p.tenantID, id)
+		rule, err := h.cfg.Rules(r.Context(), p.TenantID, id)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			v.NotFound = true

@@ -12,11 +12,11 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/omcp/toolfailure/apikey"
+	"github.com/omcp/toolfailure/auth"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/telemetry"
 )
@@ -28,7 +28,7 @@ const basePath = "/ui/"
 
 // Store is what the UI needs of a storage backend: store.Store satisfies it,
 // and so does anything that wraps one. The UI resolves sessions by the API
-// key's hash, the same lookup that the RPC authenticator does per request.
+// key's hash through package auth, the same authenticator as the RPC API's.
 type Store interface {
 	APIKeyByHash(ctx context.Context, hash []byte) (store.APIKey, store.Tenant, error)
 	GetFailure(ctx context.Context, tenantID int64, id [16]byte) (store.Failure, error)
@@ -86,6 +86,7 @@ const contentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'se
 
 type handler struct {
 	cfg     Config
+	auth    *auth.Authenticator
 	seal    *sealer
 	pages   map[string]*template.Template
 	mux     *http.ServeMux
@@ -119,7 +120,8 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &handler{cfg: cfg, seal: seal, mux: http.NewServeMux()}
+	// No cache: a deleted key or a removed scope ends a session at once.
+	h := &handler{cfg: cfg, auth: auth.New(cfg.Store, auth.Options{Now: cfg.Now}), seal: seal, mux: http.NewServeMux()}
 	if err := h.parseTemplates(); err != nil {
 		return nil, err
 	}
@@ -171,20 +173,10 @@ func securityHeaders(next http.Handler) http.Handler {
 	})
 }
 
-// principal is who a page is rendered for.
-type principal struct {
-	tenantID   int64
-	tenantName string
-	keyID      string
-	scopes     []string
-}
-
-func (p principal) has(scope string) bool { return slices.Contains(p.scopes, scope) }
-
 // authed resolves the session on every request, so that a deleted key or a
 // removed lookup scope takes effect at once, and tenant isolation rests on
 // the store's answer, not on anything the browser holds.
-func (h *handler) authed(page func(http.ResponseWriter, *http.Request, principal)) http.HandlerFunc {
+func (h *handler) authed(page func(http.ResponseWriter, *http.Request, auth.Principal)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		c, err := r.Cookie(cookieName)
 		if err != nil {
@@ -197,7 +189,7 @@ func (h *handler) authed(page func(http.ResponseWriter, *http.Request, principal
 			h.toSignIn(w, r, "Your session has expired. Sign in again.")
 			return
 		}
-		p, status, msg := h.resolve(r.Context(), sess.keyHash[:])
+		p, status, msg := h.resolve(r.Context(), sess.keyHash)
 		if status != 0 {
 			clearSessionCookie(w, r)
 			if status == http.StatusServiceUnavailable {
@@ -211,21 +203,22 @@ func (h *handler) authed(page func(http.ResponseWriter, *http.Request, principal
 	}
 }
 
-// resolve maps a key hash to a principal with the lookup scope: the same
-// rules as the RPC API's authenticator. A non-zero status says why not.
-func (h *handler) resolve(ctx context.Context, hash []byte) (principal, int, string) {
-	key, tenant, err := h.cfg.Store.APIKeyByHash(ctx, hash)
-	if errors.Is(err, store.ErrNotFound) {
-		return principal{}, http.StatusUnauthorized, "Unknown API key: it may have been deleted. Sign in with a current key."
+// resolve maps a key hash to a principal with the lookup scope, through the
+// same authenticator as the RPC API (without its cache: see doc.go). A
+// non-zero status says why not.
+func (h *handler) resolve(ctx context.Context, hash [sha256.Size]byte) (auth.Principal, int, string) {
+	p, err := h.auth.ByHash(ctx, hash)
+	if errors.Is(err, auth.ErrUnknown) {
+		return auth.Principal{}, http.StatusUnauthorized, "Unknown API key: it may have been deleted. Sign in with a current key."
 	}
 	if err != nil {
 		h.cfg.Logger.ErrorContext(ctx, "ui: api key lookup failed", "error", err)
-		return principal{}, http.StatusServiceUnavailable, "The key cannot be checked right now. Try again shortly."
+		return auth.Principal{}, http.StatusServiceUnavailable, "The key cannot be checked right now. Try again shortly."
 	}
-	if !slices.Contains(key.Scopes, apikey.ScopeLookup) {
-		return principal{}, http.StatusForbidden, "This API key lacks the lookup scope, which the support pages need. Create one with: toolfailure keys create --tenant NAME --scopes lookup"
+	if !p.Has(apikey.ScopeLookup) {
+		return auth.Principal{}, http.StatusForbidden, "This API key lacks the lookup scope, which the support pages need. Create one with: toolfailure keys create --tenant NAME --scopes lookup"
 	}
-	return principal{tenantID: tenant.ID, tenantName: tenant.Name, keyID: key.ID, scopes: key.Scopes}, 0, ""
+	return p, 0, ""
 }
 
 func (h *handler) toSignIn(w http.ResponseWriter, r *http.Request, msg string) {
@@ -263,7 +256,7 @@ func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sum := sha256.Sum256([]byte(key))
-	if _, status, msg := h.resolve(r.Context(), sum[:]); status != 0 {
+	if _, status, msg := h.resolve(r.Context(), sum); status != 0 {
 		if status == http.StatusUnauthorized {
 			msg = "Unknown API key. Check that you copied all of it."
 		}

@@ -233,6 +233,11 @@ func TestLookup(t *testing.T) {
 	if res := br.get("/ui/failures/" + string(typo)); res.status != http.StatusBadRequest || !strings.Contains(res.body, "check character") {
 		t.Errorf("typo in the path: %d", res.status)
 	}
+	// A paste that lost its last character is told so.
+	res = br.get("/ui/lookup?id=" + id[:len(id)-1])
+	if res.status != http.StatusBadRequest || !strings.Contains(res.body, "Check character missing") {
+		t.Errorf("ID without its check character: status %d; body: %s", res.status, res.body)
+	}
 }
 
 func TestFailurePage(t *testing.T) {

@@ -4,17 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"connectrpc.com/connect/v2"
 	"connectrpc.com/connect/v2/connecthttp"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -24,25 +24,29 @@ import (
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
 )
 
-// clientFlags are the flags of every subcommand that talks to a running
-// service.
+// clientFlags are --server and --key, the flags of every command that
+// talks to a running service.
 type clientFlags struct {
-	server *string
-	key    *string
+	server *envString
+	key    *envString
 }
 
-func addClientFlags(fs *flag.FlagSet) clientFlags {
+func addClientFlags(fs *pflag.FlagSet) clientFlags {
 	return clientFlags{
-		server: fs.String("server", envOr("TOOLFAILURE_SERVER", "http://127.0.0.1:8080"), "service URL (env TOOLFAILURE_SERVER)"),
-		key:    fs.String("key", os.Getenv("TOOLFAILURE_KEY"), "API key (env TOOLFAILURE_KEY)"),
+		server: envStringVar(fs, "server", "TOOLFAILURE_SERVER", "http://127.0.0.1:8080", "service URL"),
+		key:    envStringVar(fs, "key", "TOOLFAILURE_KEY", "", "API key"),
 	}
 }
+
+// serverURL is the service's URL without a trailing slash.
+func (c clientFlags) serverURL() string { return strings.TrimRight(c.server.Get(), "/") }
 
 func (c clientFlags) client() (*connect.Client, error) {
-	if *c.key == "" {
-		return nil, errors.New("no API key: pass --key or set TOOLFAILURE_KEY")
+	key := c.key.Get()
+	if key == "" {
+		return nil, usageErrorf("no API key: pass --key or set TOOLFAILURE_KEY")
 	}
-	auth := "Bearer " + *c.key
+	auth := "Bearer " + key
 	bearer := func(next connect.ClientFunc) connect.ClientFunc {
 		return func(ctx context.Context, spec connect.Spec) (connect.ClientStream, error) {
 			ctx, info := connect.NewClientContext(ctx)
@@ -51,55 +55,85 @@ func (c clientFlags) client() (*connect.Client, error) {
 		}
 	}
 	httpClient := &http.Client{Timeout: 30 * time.Second}
-	return connect.NewClient(connecthttp.NewTransport(httpClient, strings.TrimRight(*c.server, "/"), connecthttp.WithProtoJSON()), bearer), nil
+	return connect.NewClient(connecthttp.NewTransport(httpClient, c.serverURL(), connecthttp.WithProtoJSON()), bearer), nil
 }
 
-func runLookup(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("lookup", flag.ContinueOnError)
-	cf := addClientFlags(fs)
-	asJSON := fs.Bool("json", false, "print the record as JSON")
-	if ok, code := parseFlags(fs, args, stderr); !ok {
-		return code
+func newLookupCmd() *cobra.Command {
+	var cf clientFlags
+	var out *outputFlags
+	cmd := &cobra.Command{
+		Use:   "lookup [flags] tf_…",
+		Short: "Show one failure by its correlation ID",
+		Long: `Show one failure record by its correlation ID, as support sees it: class and code,
+guidance, the tool, the raw error (redacted), the rule that decided, the trace and the web page.
+
+IDs pasted from tickets may have spaces, any case or no tf_ prefix; a typo is caught by the
+check character.`,
+		Example: `  toolfailure lookup tf_01JZ8X4M7Q2R5T9V3W6Y8A1B2C3
+  toolfailure lookup tf_01JZ8X4M7Q2R5T9V3W6Y8A1B2C3 --output json --server https://toolfailure.example.com`,
+		Args: exactArgs(1, "one correlation ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			asJSON, err := out.JSON(cmd)
+			if err != nil {
+				return err
+			}
+			// People paste IDs from tickets: tolerate spaces, case and a missing prefix.
+			id, err := correlation.ParseLoose(args[0])
+			if err != nil {
+				switch {
+				case errors.Is(err, correlation.ErrCheckMissing):
+					return usageErrorf("the check character is missing: the ID has 26 characters after tf_, not 27; copy the whole ID")
+				case errors.Is(err, correlation.ErrChecksum):
+					return usageErrorf("the check character does not match: the ID was probably mistyped")
+				}
+				return usageErrorf("not a correlation ID (tf_ followed by 27 characters)")
+			}
+			client, err := cf.client()
+			if err != nil {
+				return err
+			}
+			res, err := toolfailurev1connect.NewFailureServiceClient(client).GetFailure(cmd.Context(), &v1.GetFailureRequest{CorrelationId: id.String()})
+			if err != nil {
+				return failed(err)
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), res.GetFailure())
+			}
+			printFailure(cmd.OutOrStdout(), res.GetFailure(), cf.serverURL())
+			return nil
+		},
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "usage: toolfailure lookup [--json] tf_…")
-		return 2
-	}
-	// People paste IDs from tickets: tolerate spaces, case and a missing prefix.
-	id, err := correlation.ParseLoose(fs.Arg(0))
-	if err != nil {
-		if errors.Is(err, correlation.ErrChecksum) {
-			fmt.Fprintln(stderr, "toolfailure lookup: the check character does not match: the ID was probably mistyped")
-		} else {
-			fmt.Fprintln(stderr, "toolfailure lookup: not a correlation ID (tf_ followed by 27 characters)")
+	cf = addClientFlags(cmd.Flags())
+	out = addOutputFlags(cmd.Flags())
+	completeWords(cmd, "output", "text", "json")
+	return cmd
+}
+
+// exactArgs is cobra.ExactArgs with a reason that says what is missing.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErrorf("want %s, got %d arguments (usage: %s)", what, len(args), cmd.UseLine())
 		}
-		return 2
+		return nil
 	}
-	client, err := cf.client()
-	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure lookup:", err)
-		return 2
-	}
-	res, err := toolfailurev1connect.NewFailureServiceClient(client).GetFailure(ctx, &v1.GetFailureRequest{CorrelationId: id.String()})
-	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure lookup:", err)
-		return 1
-	}
-	if *asJSON {
-		return printJSON(stdout, stderr, res.GetFailure())
-	}
-	printFailure(stdout, res.GetFailure(), *cf.server)
-	return 0
 }
 
-func printJSON(stdout, stderr io.Writer, m proto.Message) int {
+// noArgs refuses positional arguments with a reason that names the first.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("unexpected argument %q (usage: %s)", args[0], cmd.UseLine())
+	}
+	return nil
+}
+
+func printJSON(stdout io.Writer, m proto.Message) error {
 	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(m)
 	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure: encode:", err)
-		return 1
+		return failedf("encode: %w", err)
 	}
 	fmt.Fprintln(stdout, string(b))
-	return 0
+	return nil
 }
 
 func className(c v1.Class) string {
@@ -162,75 +196,130 @@ func fmtTime(ts *timestamppb.Timestamp) string {
 	return ts.AsTime().UTC().Format(time.RFC3339Nano)
 }
 
-func runFailures(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "list" {
-		fmt.Fprintln(stderr, "usage: toolfailure failures list [--tool T] [--class C] [--code C] [--trace-id ID] [--since RFC3339|-1h] [--until …] [--limit N] [--json]")
-		return 2
+func newFailuresCmd() *cobra.Command {
+	c := groupCmd("failures", "List failure records", "  toolfailure failures list --tool send_email --class reliability --since 1h", newFailuresListCmd())
+	return c
+}
+
+// maxPageSize is the most records ListFailures returns in one page.
+const maxPageSize = 1000
+
+func newFailuresListCmd() *cobra.Command {
+	var (
+		cf                         clientFlags
+		out                        *outputFlags
+		tool, class, code, traceID string
+		since, until, pageToken    string
+		limit, pageSize            int
+	)
+	cmd := &cobra.Command{
+		Use:   "list [flags]",
+		Short: "List failure records, the newest first",
+		Long: `List the tenant's failure records, the newest first, filtered by tool, class, code, trace
+and time. It pages through the service until --limit records are shown or there are no more;
+when records remain, the last line (the nextPageToken with --output json) says how to continue.`,
+		Example: `  toolfailure failures list --tool send_email --class reliability --since 1h
+  toolfailure failures list --code rate_limited --limit 5000 --output json
+  toolfailure failures list --trace-id 4bf92f3577b34da6a3ce929d0e0e4736`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			asJSON, err := out.JSON(cmd)
+			if err != nil {
+				return err
+			}
+			if limit < 1 {
+				return usageErrorf("--limit %d: must be at least 1", limit)
+			}
+			if pageSize < 1 || pageSize > maxPageSize {
+				return usageErrorf("--page-size %d: must be from 1 to %d", pageSize, maxPageSize)
+			}
+			filter := &v1.FailureFilter{Tool: tool, Class: class, Code: code, TraceId: traceID}
+			now := time.Now()
+			for _, tf := range []struct {
+				name string
+				val  string
+				dst  **timestamppb.Timestamp
+			}{{"since", since, &filter.Since}, {"until", until, &filter.Until}} {
+				if tf.val == "" {
+					continue
+				}
+				t, err := parseWhen(tf.val, now)
+				if err != nil {
+					return usageErrorf("--%s: %v", tf.name, err)
+				}
+				*tf.dst = timestamppb.New(t)
+			}
+			client, err := cf.client()
+			if err != nil {
+				return err
+			}
+			svc := toolfailurev1connect.NewFailureServiceClient(client)
+			all, token, early, err := listAll(cmd.Context(), svc, filter, pageToken, limit, pageSize)
+			if err != nil {
+				return failed(err)
+			}
+			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if early {
+				fmt.Fprintf(stderr, "toolfailure failures list: the service ended the listing after %d records with a full page and no page token; there may be more than shown\n", len(all))
+			}
+			if asJSON {
+				return printJSON(stdout, &v1.ListFailuresResponse{Failures: all, NextPageToken: token})
+			}
+			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "CREATED\tCORRELATION ID\tTOOL\tCLASS\tCODE")
+			for _, f := range all {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.GetCreatedAt().AsTime().UTC().Format(time.RFC3339), f.GetCorrelationId(), f.GetTool(), className(f.GetClass()), f.GetCode())
+			}
+			_ = tw.Flush()
+			if token != "" {
+				fmt.Fprintf(stdout, "\nmore: toolfailure failures list --page-token %s (with the same filters)\n", token)
+			}
+			return nil
+		},
 	}
-	fs := flag.NewFlagSet("failures list", flag.ContinueOnError)
-	cf := addClientFlags(fs)
-	tool := fs.String("tool", "", "exact tool name")
-	class := fs.String("class", "", "capability, reliability or governance")
-	code := fs.String("code", "", "failure code")
-	traceID := fs.String("trace-id", "", "trace ID (32 hex characters)")
-	since := fs.String("since", "", "RFC 3339 time or a duration ago such as 1h")
-	until := fs.String("until", "", "RFC 3339 time or a duration ago")
-	limit := fs.Int("limit", 50, "records to show (the newest first)")
-	pageToken := fs.String("page-token", "", "continue from the page token a previous listing printed")
-	asJSON := fs.Bool("json", false, "print JSON")
-	if ok, code := parseFlags(fs, args[1:], stderr); !ok {
-		return code
-	}
-	filter := &v1.FailureFilter{Tool: *tool, Class: *class, Code: *code, TraceId: *traceID}
-	now := time.Now()
-	for _, tf := range []struct {
-		name string
-		val  string
-		dst  **timestamppb.Timestamp
-	}{{"since", *since, &filter.Since}, {"until", *until, &filter.Until}} {
-		if tf.val == "" {
-			continue
-		}
-		t, err := parseWhen(tf.val, now)
+	fs := cmd.Flags()
+	cf = addClientFlags(fs)
+	fs.StringVar(&tool, "tool", "", "exact tool name")
+	fs.StringVar(&class, "class", "", "capability, reliability or governance")
+	fs.StringVar(&code, "code", "", "failure code")
+	fs.StringVar(&traceID, "trace-id", "", "trace ID (32 hex characters)")
+	fs.StringVar(&since, "since", "", "RFC 3339 time or a duration ago such as 1h")
+	fs.StringVar(&until, "until", "", "RFC 3339 time or a duration ago")
+	fs.IntVar(&limit, "limit", 50, "records to show (the newest first); the listing pages through the service until it has them")
+	fs.StringVar(&pageToken, "page-token", "", "continue from the page token a previous listing printed")
+	fs.IntVar(&pageSize, "page-size", maxPageSize, "records asked for per request")
+	_ = fs.MarkHidden("page-size")
+	out = addOutputFlags(fs)
+	completeWords(cmd, "output", "text", "json")
+	completeWords(cmd, "class", "capability", "reliability", "governance")
+	return cmd
+}
+
+// listAll pages through ListFailures until it has limit records or the
+// service has no more, and returns the token to continue from. early
+// reports a service that returned a full page without a page token, which
+// a service with a paging bug does at its page limit: the listing may be
+// incomplete, and the caller says so.
+func listAll(ctx context.Context, svc toolfailurev1connect.FailureServiceClient, filter *v1.FailureFilter, token string, limit, pageSize int) (all []*v1.Failure, next string, early bool, err error) {
+	for len(all) < limit {
+		want := min(limit-len(all), pageSize)
+		res, err := svc.ListFailures(ctx, &v1.ListFailuresRequest{Filter: filter, PageSize: int32(want), PageToken: token})
 		if err != nil {
-			fmt.Fprintf(stderr, "toolfailure failures list: --%s: %v\n", tf.name, err)
-			return 2
+			return nil, "", false, err
 		}
-		*tf.dst = timestamppb.New(t)
-	}
-	client, err := cf.client()
-	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure failures list:", err)
-		return 2
-	}
-	svc := toolfailurev1connect.NewFailureServiceClient(client)
-	var all []*v1.Failure
-	token := *pageToken
-	for len(all) < *limit {
-		res, err := svc.ListFailures(ctx, &v1.ListFailuresRequest{Filter: filter, PageSize: int32(min(*limit-len(all), 1000)), PageToken: token})
-		if err != nil {
-			fmt.Fprintln(stderr, "toolfailure failures list:", err)
-			return 1
-		}
-		all = append(all, res.GetFailures()...)
+		page := res.GetFailures()
+		all = append(all, page...)
 		token = res.GetNextPageToken()
 		if token == "" {
+			early = len(page) == want && len(all) < limit
 			break
 		}
+		if len(page) == 0 {
+			// A token with an empty page would loop for ever.
+			return all, token, false, nil
+		}
 	}
-	if *asJSON {
-		return printJSON(stdout, stderr, &v1.ListFailuresResponse{Failures: all, NextPageToken: token})
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CREATED\tCORRELATION ID\tTOOL\tCLASS\tCODE")
-	for _, f := range all {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.GetCreatedAt().AsTime().UTC().Format(time.RFC3339), f.GetCorrelationId(), f.GetTool(), className(f.GetClass()), f.GetCode())
-	}
-	_ = tw.Flush()
-	if token != "" {
-		fmt.Fprintf(stdout, "\nmore: toolfailure failures list --page-token %s (with the same filters)\n", token)
-	}
-	return 0
+	return all, token, early, nil
 }
 
 // parseWhen reads an RFC 3339 time or a duration before now ("90m").

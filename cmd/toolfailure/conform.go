@@ -1,12 +1,48 @@
 package main
 
 import (
-	"context"
-	"io"
+	"github.com/spf13/cobra"
 
 	"github.com/omcp/toolfailure/conformance"
 )
 
-func runConform(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	return conformance.Main(args, stdout, stderr)
+func newConformCmd() *cobra.Command {
+	var (
+		strict bool
+		now    string
+	)
+	cmd := &cobra.Command{
+		Use:   "conform [flags] FILE…",
+		Short: "Check CallToolResult files against the toolFailure proposal and the MCP schema",
+		Long: `Check each file (a CallToolResult, or a whole JSON-RPC response that holds one) against the
+proposal's rules and the official MCP schema, and print each violation. Exits 0 when every
+file conforms and 1 otherwise.`,
+		Example: `  toolfailure conform toolfailure-demo/*.json
+  toolfailure conform result.json --strict`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("no files given (usage: %s)", cmd.UseLine())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, files []string) error {
+			// The checker's own entry point, with the flags cobra parsed and
+			// the files after "--", so that a file named like a flag is a file.
+			args := []string{}
+			if strict {
+				args = append(args, "--strict")
+			}
+			if now != "" {
+				args = append(args, "--now", now)
+			}
+			args = append(append(args, "--"), files...)
+			if code := conformance.Main(args, cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
+				return exitSilently(code)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&strict, "strict", false, "fail on SHOULD findings too")
+	cmd.Flags().StringVar(&now, "now", "", "judge retryNotBefore as of this time")
+	return cmd
 }

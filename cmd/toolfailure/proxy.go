@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,57 +12,83 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
 
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
 	"github.com/omcp/toolfailure/mcpfailure"
 	"github.com/omcp/toolfailure/mcpproxy"
 )
 
-const proxyUsage = `usage: toolfailure proxy [flags] -- COMMAND [ARG…]
-       toolfailure proxy [flags] --upstream URL
+// proxyFlags are proxy's flags.
+type proxyFlags struct {
+	cf          clientFlags
+	upstream    string
+	listen      string
+	label       string
+	budget      time.Duration
+	maxMessage  int
+	maxSessions int
+	idle        time.Duration
+	listenToken *envString
+	verbose     bool
+}
 
-Fronts an MCP server and adds the toolFailure key to its failed tool results,
+func newProxyCmd() *cobra.Command {
+	var f proxyFlags
+	cmd := &cobra.Command{
+		Use:   "proxy [flags] [--] COMMAND [ARG…] | proxy [flags] --upstream URL",
+		Short: "Front an MCP server and add toolFailure to its failed tool results",
+		Long: `Fronts an MCP server and adds the toolFailure key to its failed tool results,
 classified and recorded by the toolfailure service. Everything else passes
 through unchanged. The server is started as a child process over stdio
-(-- COMMAND ARG…) or reached over streamable HTTP (--upstream URL); the proxy
-serves it on its own stdin and stdout, or over streamable HTTP with --listen.
+(-- COMMAND ARG…, or COMMAND ARG… without --) or reached over streamable HTTP
+(--upstream URL); the proxy serves it on its own stdin and stdout, or over
+streamable HTTP with --listen. Flags end at the command: what follows it is
+the command's own.
 
-The "--" before COMMAND is optional. Without a key (--key or TOOLFAILURE_KEY)
-the proxy still starts and relays everything unchanged, and says why on stderr;
-with one, it checks the service at start-up and reports any problem there.
+Without a key (--key or TOOLFAILURE_KEY) the proxy still starts and relays
+everything unchanged, and says why on stderr; with one, it checks the service
+at start-up and reports any problem there.
 
 Over stdio, stdout carries MCP messages only; logs go to stderr. The proxy
 exits 0 when its input ends and 1 when the upstream goes away (calls in flight
-are answered with a JSON-RPC error first).
-
-Flags:
-`
-
-func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
-	cf := addClientFlags(fs)
-	upstream := fs.String("upstream", "", "streamable HTTP endpoint of the MCP server to front, instead of -- COMMAND")
-	listen := fs.String("listen", "", "serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio, one upstream session (for a command, one child) per client session")
-	label := fs.String("label", "", "server label failures are reported under (default: the upstream's serverInfo.name)")
-	budget := fs.Duration("budget", mcpfailure.DefaultBudget, "how long a failed result may wait for the service before it is passed on unchanged")
-	maxMessage := fs.Int("max-message-bytes", mcpproxy.DefaultMaxMessageBytes, "largest JSON-RPC message relayed; a larger one fails its own call only")
-	maxSessions := fs.Int("max-sessions", mcpproxy.DefaultMaxSessions, "with --listen: most sessions (for a command, child processes) open at once")
-	idle := fs.Duration("idle-timeout", mcpproxy.DefaultIdleTimeout, "with --listen: end a session after this long without a request or an open stream")
-	listenToken := fs.String("listen-token", "", "with --listen: require Authorization: Bearer TOKEN (default from $TOOLFAILURE_PROXY_TOKEN)")
-	verbose := fs.Bool("v", false, "log at debug level")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), proxyUsage)
-		fs.PrintDefaults()
+are answered with a JSON-RPC error first).`,
+		Example: `  toolfailure proxy -- node server.js
+  toolfailure proxy --upstream http://127.0.0.1:3000/mcp
+  toolfailure proxy --listen 127.0.0.1:3001 -- python3 server.py`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if code := runProxy(cmd.Context(), f, args, cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
+				return exitSilently(code)
+			}
+			return nil
+		},
 	}
-	if ok, code := parseFlags(fs, args, stderr); !ok {
-		return code
-	}
-	argv := fs.Args()
+	// The first argument that is not a flag is the command: its own flags
+	// (node --inspect) must reach it, not the proxy.
+	cmd.Flags().SetInterspersed(false)
+	cmd.Annotations = map[string]string{annotationArgsAreACommand: ""}
+	fs := cmd.Flags()
+	f.cf = addClientFlags(fs)
+	fs.StringVar(&f.upstream, "upstream", "", "streamable HTTP endpoint of the MCP server to front, instead of -- COMMAND")
+	fs.StringVar(&f.listen, "listen", "", "serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio, one upstream session (for a command, one child) per client session")
+	fs.StringVar(&f.label, "label", "", "server label failures are reported under (default: the upstream's serverInfo.name)")
+	fs.DurationVar(&f.budget, "budget", mcpfailure.DefaultBudget, "how long a failed result may wait for the service before it is passed on unchanged")
+	fs.IntVar(&f.maxMessage, "max-message-bytes", mcpproxy.DefaultMaxMessageBytes, "largest JSON-RPC message relayed; a larger one fails its own call only")
+	fs.IntVar(&f.maxSessions, "max-sessions", mcpproxy.DefaultMaxSessions, "with --listen: most sessions (for a command, child processes) open at once")
+	fs.DurationVar(&f.idle, "idle-timeout", mcpproxy.DefaultIdleTimeout, "with --listen: end a session after this long without a request or an open stream")
+	f.listenToken = envStringVar(fs, "listen-token", "TOOLFAILURE_PROXY_TOKEN", "", "with --listen: require Authorization: Bearer TOKEN")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log at debug level")
+	return cmd
+}
+
+// runProxy runs the proxy for the parsed flags and the upstream command
+// argv, and returns the exit status; its messages name "toolfailure proxy".
+func runProxy(ctx context.Context, f proxyFlags, argv []string, stdout, stderr io.Writer) int {
 	switch {
-	case *upstream == "" && len(argv) == 0:
+	case f.upstream == "" && len(argv) == 0:
 		fmt.Fprintln(stderr, "toolfailure proxy: name the MCP server: -- COMMAND ARG… or --upstream URL")
 		return 2
-	case *upstream != "" && len(argv) > 0:
+	case f.upstream != "" && len(argv) > 0:
 		fmt.Fprintln(stderr, "toolfailure proxy: give either --upstream or a command, not both")
 		return 2
 	}
@@ -71,23 +96,23 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	// why it does not annotate, and checks a configured service at once.
 	var classifier mcpfailure.Classifier
 	unavailable := ""
-	if client, err := cf.client(); err != nil {
+	if client, err := f.cf.client(); err != nil {
 		unavailable = err.Error()
 	} else {
 		classifier = toolfailurev1connect.NewClassifierServiceClient(client)
 	}
 	level := slog.LevelInfo
-	if *verbose {
+	if f.verbose {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	p, err := mcpproxy.New(mcpproxy.Config{
 		Classifier:      classifier,
 		Unavailable:     unavailable,
-		ServiceURL:      *cf.server,
-		Server:          *label,
-		Budget:          *budget,
-		MaxMessageBytes: *maxMessage,
+		ServiceURL:      f.cf.serverURL(),
+		Server:          f.label,
+		Budget:          f.budget,
+		MaxMessageBytes: f.maxMessage,
 		Logger:          logger,
 	})
 	if err != nil {
@@ -96,18 +121,15 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	go func() { _ = p.CheckService(ctx) }() // reports on stderr and to clients
 	newUpstream := func() (mcp.Transport, error) {
-		if *upstream != "" {
-			return &mcpproxy.HTTPUpstream{Endpoint: *upstream, Logger: logger}, nil
+		if f.upstream != "" {
+			return &mcpproxy.HTTPUpstream{Endpoint: f.upstream, Logger: logger}, nil
 		}
 		return mcpproxy.Command(argv, stderr)
 	}
 
-	if *listen != "" {
-		if *listenToken == "" {
-			*listenToken = os.Getenv("TOOLFAILURE_PROXY_TOKEN")
-		}
-		opts := &mcpproxy.HandlerOptions{IdleTimeout: *idle, MaxSessions: *maxSessions, BearerToken: *listenToken}
-		return serveProxy(ctx, p.Handler(newUpstream, opts), *listen, stderr, logger)
+	if f.listen != "" {
+		opts := &mcpproxy.HandlerOptions{IdleTimeout: f.idle, MaxSessions: f.maxSessions, BearerToken: f.listenToken.Get()}
+		return serveProxy(ctx, p.Handler(newUpstream, opts), f.listen, stderr, logger)
 	}
 	up, err := newUpstream()
 	if err != nil {

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect/v2"
+	"github.com/spf13/cobra"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/omcp/toolfailure/classify"
@@ -21,37 +20,16 @@ import (
 	"github.com/omcp/toolfailure/server"
 )
 
-const rulesUsage = `usage:
-  toolfailure rules apply -f rules.yaml [--dry-run] [--server URL --key KEY]
-      replace the tenant's whole rule set with the file's, atomically, and print what changed
-  toolfailure rules export [-o rules.yaml] [--server URL --key KEY]
-      write the tenant's rule set in the rules file format
-  toolfailure rules export --baseline [-o packs.yaml]
-      write the built-in baseline packs (offline); a tenant rule with a pack rule's name replaces it
-  toolfailure rules test -f rules.yaml --case case.json [--case …] [--json]
-      run cases against the file's rules offline, without a server, and explain each decision`
-
-// runRules is the rule author's command. apply and export talk to a running
-// service; test needs none, so that rules can be tested in CI before they
-// are applied.
-func runRules(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintln(stderr, rulesUsage)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
-	}
-	switch args[0] {
-	case "apply":
-		return runRulesApply(ctx, args[1:], stdout, stderr)
-	case "export":
-		return runRulesExport(ctx, args[1:], stdout, stderr)
-	case "test":
-		return runRulesTest(args[1:], stdout, stderr)
-	}
-	fmt.Fprintf(stderr, "toolfailure rules: unknown subcommand %q\n\n%s\n", args[0], rulesUsage)
-	return 2
+// newRulesCmd is the rule author's command. apply and export talk to a
+// running service; test needs none, so that rules can be tested in CI
+// before they are applied.
+func newRulesCmd() *cobra.Command {
+	c := groupCmd("rules", "Manage a tenant's rules: apply, export, test (offline)",
+		`  toolfailure rules test -f rules.yaml --case case.json
+  toolfailure rules apply -f rules.yaml --dry-run
+  toolfailure rules export -o current.yaml`,
+		newRulesApplyCmd(), newRulesExportCmd(), newRulesTestCmd())
+	return c
 }
 
 // loadRulesFile reads and compiles a rules file, printing every problem as
@@ -98,59 +76,79 @@ func printRuleProblems(w io.Writer, path string, err error) {
 	fmt.Fprintf(w, "%s: %d invalid; nothing was changed\n", path, invalid.Total)
 }
 
-func runRulesApply(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("rules apply", flag.ContinueOnError)
-	cf := addClientFlags(fs)
-	file := fs.String("f", "", "the rules file (YAML)")
-	dryRun := fs.Bool("dry-run", false, "print what would change, change nothing")
-	if ok, code := parseFlags(fs, args, stderr); !ok {
-		return code
+func newRulesApplyCmd() *cobra.Command {
+	var (
+		cf     clientFlags
+		file   string
+		dryRun bool
+	)
+	cmd := &cobra.Command{
+		Use:   "apply -f rules.yaml [flags]",
+		Short: "Replace the tenant's whole rule set with a file's, atomically",
+		Long: `Replace the tenant's whole rule set with the file's, atomically, and print what changed.
+The file is checked first (every problem is printed as FILE:LINE:COL). A dry run against the
+service shows the diff; the apply then happens only if the set is still at the version that
+diff was made from, so what is applied is exactly what was shown. Needs the rules scope.`,
+		Example: `  toolfailure rules apply -f rules.yaml --dry-run
+  toolfailure rules apply -f rules.yaml --server https://toolfailure.example.com`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if file == "" {
+				return usageErrorf("-f FILE is required (usage: %s)", cmd.UseLine())
+			}
+			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			f, _, ok := loadRulesFile(file, stderr)
+			if !ok {
+				return exitSilently(1)
+			}
+			client, err := cf.client()
+			if err != nil {
+				return err
+			}
+			svc := toolfailurev1connect.NewRuleServiceClient(client)
+			req := &v1.ReplaceRulesRequest{Rules: make([]*v1.Rule, len(f.Rules)), DryRun: true}
+			for i, r := range f.Rules {
+				req.Rules[i] = ruleset.ToProto(r)
+			}
+			// First a dry run, to show the diff against the set as it is now; then
+			// the apply, on condition that the set is still at that version, so
+			// that what is applied is exactly the diff that was shown.
+			bar := newProgress(stderr, fmt.Sprintf("comparing %d rules with the service", len(f.Rules)), 0)
+			plan, err := svc.ReplaceRules(cmd.Context(), req)
+			bar.Done()
+			if err != nil {
+				return applyError(stderr, file, err)
+			}
+			changed := printChanges(stdout, plan.GetChanges())
+			if !changed {
+				fmt.Fprintf(stdout, "no changes; the rule set stays at version %d\n", plan.GetVersion())
+				return nil
+			}
+			if dryRun {
+				fmt.Fprintf(stdout, "dry run: nothing applied; the rule set is at version %d\n", plan.GetVersion())
+				return nil
+			}
+			req.DryRun = false
+			req.ExpectedVersion = &plan.Version
+			bar = newProgress(stderr, fmt.Sprintf("applying %d rules", len(f.Rules)), 0)
+			res, err := svc.ReplaceRules(cmd.Context(), req)
+			bar.Done()
+			if err != nil {
+				return applyError(stderr, file, err)
+			}
+			fmt.Fprintf(stdout, "applied: the rule set is at version %d\n", res.GetVersion())
+			return nil
+		},
 	}
-	if *file == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: toolfailure rules apply -f rules.yaml [--dry-run]")
-		return 2
-	}
-	f, _, ok := loadRulesFile(*file, stderr)
-	if !ok {
-		return 1
-	}
-	client, err := cf.client()
-	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure rules apply:", err)
-		return 2
-	}
-	svc := toolfailurev1connect.NewRuleServiceClient(client)
-	req := &v1.ReplaceRulesRequest{Rules: make([]*v1.Rule, len(f.Rules)), DryRun: true}
-	for i, r := range f.Rules {
-		req.Rules[i] = ruleset.ToProto(r)
-	}
-	// First a dry run, to show the diff against the set as it is now; then
-	// the apply, on condition that the set is still at that version, so
-	// that what is applied is exactly the diff that was shown.
-	plan, err := svc.ReplaceRules(ctx, req)
-	if err != nil {
-		return applyError(stderr, *file, err)
-	}
-	changed := printChanges(stdout, plan.GetChanges())
-	if !changed {
-		fmt.Fprintf(stdout, "no changes; the rule set stays at version %d\n", plan.GetVersion())
-		return 0
-	}
-	if *dryRun {
-		fmt.Fprintf(stdout, "dry run: nothing applied; the rule set is at version %d\n", plan.GetVersion())
-		return 0
-	}
-	req.DryRun = false
-	req.ExpectedVersion = &plan.Version
-	res, err := svc.ReplaceRules(ctx, req)
-	if err != nil {
-		return applyError(stderr, *file, err)
-	}
-	fmt.Fprintf(stdout, "applied: the rule set is at version %d\n", res.GetVersion())
-	return 0
+	fs := cmd.Flags()
+	cf = addClientFlags(fs)
+	fs.StringVarP(&file, "file", "f", "", "the rules file (YAML)")
+	fs.BoolVar(&dryRun, "dry-run", false, "print what would change, change nothing")
+	_ = cmd.MarkFlagFilename("file", "yaml", "yml")
+	return cmd
 }
 
-func applyError(stderr io.Writer, file string, err error) int {
+func applyError(stderr io.Writer, file string, err error) error {
 	var cerr *connect.Error
 	if errors.As(err, &cerr) {
 		switch cerr.Code() {
@@ -159,14 +157,12 @@ func applyError(stderr io.Writer, file string, err error) int {
 				fmt.Fprintf(stderr, "%s: %s\n", file, line)
 			}
 			fmt.Fprintf(stderr, "%s: refused by the service; nothing was changed\n", file)
-			return 1
+			return exitSilently(1)
 		case connect.CodeAborted:
-			fmt.Fprintf(stderr, "toolfailure rules apply: %s\nnothing was changed; run the command again to see the new diff\n", cerr.Message())
-			return 1
+			return failedf("%s; nothing was changed: run the command again to see the new diff", cerr.Message())
 		}
 	}
-	fmt.Fprintln(stderr, "toolfailure rules apply:", err)
-	return 1
+	return failed(err)
 }
 
 // printChanges prints the diff, changed rules first, and reports whether
@@ -187,47 +183,58 @@ func printChanges(w io.Writer, changes []*v1.RuleChange) bool {
 	return unchanged < len(changes)
 }
 
-func runRulesExport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("rules export", flag.ContinueOnError)
-	cf := addClientFlags(fs)
-	out := fs.String("o", "", "write to this file instead of standard output")
-	baseline := fs.Bool("baseline", false, "write the built-in baseline packs instead of the tenant's rules (no server needed)")
-	if ok, code := parseFlags(fs, args, stderr); !ok {
-		return code
+func newRulesExportCmd() *cobra.Command {
+	var (
+		cf       clientFlags
+		out      string
+		baseline bool
+	)
+	cmd := &cobra.Command{
+		Use:   "export [-o rules.yaml] [flags]",
+		Short: "Write the tenant's rule set, or the baseline packs, as a rules file",
+		Long: `Write the tenant's rule set in the rules file format, in evaluation order, to stdout or to
+the file -o names; "rules apply" of the export changes nothing. With --baseline it writes the
+built-in baseline packs instead (offline, no server): a tenant rule with a pack rule's name
+replaces it.`,
+		Example: `  toolfailure rules export > current.yaml
+  toolfailure rules export -o current.yaml --server https://toolfailure.example.com
+  toolfailure rules export --baseline -o packs.yaml`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			stdout := cmd.OutOrStdout()
+			if baseline {
+				return writeExport(baselineExport(), out, stdout)
+			}
+			client, err := cf.client()
+			if err != nil {
+				return err
+			}
+			res, err := toolfailurev1connect.NewRuleServiceClient(client).ListRules(cmd.Context(), &v1.ListRulesRequest{})
+			if err != nil {
+				return failed(err)
+			}
+			rules := make([]ruleset.Rule, len(res.GetRules()))
+			for i, r := range res.GetRules() {
+				rules[i] = ruleset.FromProto(r)
+			}
+			body, err := ruleset.FormatFile(rules)
+			if err != nil {
+				return failed(err)
+			}
+			doc := fmt.Sprintf("# Rule set version %d, in evaluation order. Apply with: toolfailure rules apply -f FILE\n%s", res.GetVersion(), body)
+			return writeExport(doc, out, stdout)
+		},
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: toolfailure rules export [--baseline] [-o rules.yaml]")
-		return 2
-	}
-	if *baseline {
-		return writeExport(baselineExport(), *out, stdout, stderr)
-	}
-	client, err := cf.client()
-	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure rules export:", err)
-		return 2
-	}
-	res, err := toolfailurev1connect.NewRuleServiceClient(client).ListRules(ctx, &v1.ListRulesRequest{})
-	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure rules export:", err)
-		return 1
-	}
-	rules := make([]ruleset.Rule, len(res.GetRules()))
-	for i, r := range res.GetRules() {
-		rules[i] = ruleset.FromProto(r)
-	}
-	body, err := ruleset.FormatFile(rules)
-	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure rules export:", err)
-		return 1
-	}
-	doc := fmt.Sprintf("# Rule set version %d, in evaluation order. Apply with: toolfailure rules apply -f FILE\n%s", res.GetVersion(), body)
-	return writeExport(doc, *out, stdout, stderr)
+	fs := cmd.Flags()
+	cf = addClientFlags(fs)
+	fs.StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
+	fs.BoolVar(&baseline, "baseline", false, "write the built-in baseline packs instead of the tenant's rules (no server needed)")
+	return cmd
 }
 
 // writeExport writes an export to the file, or to standard output when
 // the file is empty.
-func writeExport(doc, out string, stdout, stderr io.Writer) int {
+func writeExport(doc, out string, stdout io.Writer) error {
 	var err error
 	if out == "" {
 		_, err = io.WriteString(stdout, doc)
@@ -235,10 +242,9 @@ func writeExport(doc, out string, stdout, stderr io.Writer) int {
 		err = os.WriteFile(out, []byte(doc), 0o644)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure rules export:", err)
-		return 1
+		return failed(err)
 	}
-	return 0
+	return nil
 }
 
 // baselineExport is every baseline pack as its file says it, one after
@@ -263,12 +269,6 @@ func baselineExport() string {
 	return b.String()
 }
 
-// stringList is a repeatable flag.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
-
 // testCase is a case file: a ClassifyRequest as sent to the service, or a
 // request with the outcome it must get.
 type testCase struct {
@@ -280,20 +280,48 @@ type testCase struct {
 	} `json:"expect"`
 }
 
-func runRulesTest(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("rules test", flag.ContinueOnError)
-	file := fs.String("f", "", "the rules file (YAML)")
-	var cases stringList
-	fs.Var(&cases, "case", "a case file: a ClassifyRequest as JSON, or {\"request\": …, \"expect\": {\"class\", \"code\", \"ruleId\"}} (repeatable)")
-	asJSON := fs.Bool("json", false, "print each explanation as JSON")
-	if ok, code := parseFlags(fs, args, stderr); !ok {
-		return code
+func newRulesTestCmd() *cobra.Command {
+	var (
+		file  string
+		cases []string
+		out   *outputFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "test -f rules.yaml --case case.json [--case …] [flags]",
+		Short: "Run cases against a rules file offline and explain each decision",
+		Long: `Run cases against the file's rules offline, without a server, and explain each decision:
+the outcome, the rule that decided, why, and the rules that were tried. A case file is a
+ClassifyRequest as JSON, or {"request": …, "expect": {"class", "code", "ruleId"}}; a case
+whose outcome differs from its expect fails (exit status 1).`,
+		Example: `  toolfailure rules test -f rules.yaml --case case.json
+  toolfailure rules test -f rules.yaml --case a.json --case b.json --output json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			asJSON, err := out.JSON(cmd)
+			if err != nil {
+				return err
+			}
+			if file == "" || len(cases) == 0 {
+				return usageErrorf("-f FILE and at least one --case are required (usage: %s)", cmd.UseLine())
+			}
+			if code := rulesTest(file, cases, asJSON, cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
+				return exitSilently(code)
+			}
+			return nil
+		},
 	}
-	if *file == "" || len(cases) == 0 || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: toolfailure rules test -f rules.yaml --case case.json [--case …] [--json]")
-		return 2
-	}
-	_, set, ok := loadRulesFile(*file, stderr)
+	fs := cmd.Flags()
+	fs.StringVarP(&file, "file", "f", "", "the rules file (YAML)")
+	fs.StringArrayVar(&cases, "case", nil, "a case file: a ClassifyRequest as JSON, or {\"request\": …, \"expect\": {\"class\", \"code\", \"ruleId\"}} (repeatable)")
+	out = addOutputFlags(fs)
+	completeWords(cmd, "output", "text", "json")
+	_ = cmd.MarkFlagFilename("file", "yaml", "yml")
+	_ = cmd.MarkFlagFilename("case", "json")
+	return cmd
+}
+
+func rulesTest(file string, cases []string, asJSON bool, stdout, stderr io.Writer) int {
+	_, set, ok := loadRulesFile(file, stderr)
 	if !ok {
 		return 1
 	}
@@ -307,7 +335,7 @@ func runRulesTest(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		ex := set.Explain(in, now)
-		if *asJSON {
+		if asJSON {
 			if printExplanationJSON(stdout, stderr, path, ex) != 0 {
 				code = 1
 			}

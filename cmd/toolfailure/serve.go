@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,58 +12,98 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/omcp/toolfailure/apikey"
-	"github.com/omcp/toolfailure/journal"
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"
+	"github.com/omcp/toolfailure/store/journal"
+	"github.com/omcp/toolfailure/store/lastgood"
 	"github.com/omcp/toolfailure/store/postgres"
 	"github.com/omcp/toolfailure/telemetry"
 	"github.com/omcp/toolfailure/ui"
 )
 
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	listen := fs.String("listen", envOr("TOOLFAILURE_LISTEN", "127.0.0.1:8080"), "address to listen on")
-	dbURL := fs.String("database-url", os.Getenv("DATABASE_URL"), "postgres://… for PostgreSQL; empty for the embedded store (env DATABASE_URL)")
-	shutdownGrace := fs.Duration("shutdown-grace", 20*time.Second, "how long SIGTERM waits for in-flight calls")
-	journalDir := fs.String("journal-dir", os.Getenv("TOOLFAILURE_JOURNAL_DIR"), "local directory of the outage journal (PostgreSQL only); empty disables it (env TOOLFAILURE_JOURNAL_DIR)")
-	journalMax := fs.Int64("journal-max-bytes", journal.DefaultMaxBytes, "size bound of the outage journal; when full, Classify answers unavailable")
-	journalTimeout := fs.Duration("journal-after", journal.DefaultWriteTimeout, "how long Classify waits for the database before it journals the record")
-	rateLimit := fs.Float64("rate-limit", 0, "calls per second per tenant (per replica); 0 means no limit")
-	rateBurst := fs.Int("rate-burst", 0, "burst after idle; 0 means one second's worth")
-	rateTenants := fs.String("rate-limit-tenants", "", "per-tenant overrides: name=rate[:burst],…")
-	retentionEvery := fs.Duration("retention-interval", time.Hour, "how often expired records are purged; 0 disables")
-	debugListen := fs.String("debug-listen", "", "serve Go's /debug/pprof profiles on this separate address (e.g. 127.0.0.1:6060); empty disables")
-	traceURLFlag := fs.String("trace-url", os.Getenv("TOOLFAILURE_TRACE_URL"), "trace viewer link with {trace_id} (and optionally {span_id}), e.g. https://jaeger.example.com/trace/{trace_id} (env TOOLFAILURE_TRACE_URL)")
-	if ok, code := parseFlags(fs, args, stderr); !ok {
-		return code
+// serveFlags are serve's flags.
+type serveFlags struct {
+	listen, dbURL, journalDir, traceURL *envString
+	shutdownGrace, journalTimeout       time.Duration
+	retentionEvery                      time.Duration
+	journalMax                          int64
+	rateLimit                           float64
+	rateBurst                           int
+	rateTenants, debugListen            string
+}
+
+func newServeCmd(d deps) *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "Run the service",
+		Long: `Run the service: Connect, gRPC and gRPC-Web on one port, the support web page under /ui/,
+/healthz, gRPC health and reflection. It migrates the schema on start.
+
+With no --database-url (and no DATABASE_URL) it uses the embedded store in a local file and
+says where; on that store's first start it creates the tenant "default" and prints one API key
+with every scope, once, after the port is open. For production use PostgreSQL.
+
+SIGTERM stops accepting calls, lets those in flight finish (up to --shutdown-grace) and exits 0.`,
+		Example: `  toolfailure serve
+  toolfailure serve --listen 0.0.0.0:8080 --database-url postgres://USER:PASS@HOST:5432/DB
+  toolfailure serve --journal-dir /var/lib/toolfailure/journal --rate-limit 200 --rate-burst 400`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runServe(cmd, d, f)
+		},
 	}
+	fs := cmd.Flags()
+	f.listen = envStringVar(fs, "listen", "TOOLFAILURE_LISTEN", "127.0.0.1:8080", "address to listen on")
+	f.dbURL = envStringVar(fs, "database-url", "DATABASE_URL", "", "postgres://… for PostgreSQL, sqlite:PATH or empty for the embedded store")
+	fs.DurationVar(&f.shutdownGrace, "shutdown-grace", 20*time.Second, "how long SIGTERM waits for in-flight calls")
+	f.journalDir = envStringVar(fs, "journal-dir", "TOOLFAILURE_JOURNAL_DIR", "", "local directory of the outage journal (PostgreSQL only); empty disables it")
+	fs.Int64Var(&f.journalMax, "journal-max-bytes", journal.DefaultMaxBytes, "size bound of the outage journal; when full, Classify answers unavailable")
+	fs.DurationVar(&f.journalTimeout, "journal-after", journal.DefaultWriteTimeout, "how long Classify waits for the database before it journals the record")
+	fs.Float64Var(&f.rateLimit, "rate-limit", 0, "calls per second per tenant (per replica); 0 means no limit")
+	fs.IntVar(&f.rateBurst, "rate-burst", 0, "burst after idle; 0 means one second's worth")
+	fs.StringVar(&f.rateTenants, "rate-limit-tenants", "", "per-tenant overrides: name=rate[:burst],…")
+	fs.DurationVar(&f.retentionEvery, "retention-interval", time.Hour, "how often expired records are purged; 0 disables")
+	fs.StringVar(&f.debugListen, "debug-listen", "", "serve Go's /debug/pprof profiles on this separate address (e.g. 127.0.0.1:6060); empty disables")
+	f.traceURL = envStringVar(fs, "trace-url", "TOOLFAILURE_TRACE_URL", "", "trace viewer link with {trace_id} (and optionally {span_id}), e.g. https://jaeger.example.com/trace/{trace_id}")
+	return cmd
+}
+
+func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	// Everything serve starts in the background ends with it: on every
+	// return, not only at SIGTERM, it is stopped and waited for before the
+	// store closes, so that no purge or rule check runs on a closed store.
+	ctx, cancel := context.WithCancel(cmd.Context())
+	var background sync.WaitGroup
+	defer cancel()
+	stopBackground := func() { cancel(); background.Wait() }
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	tuneGC()
-	tenantRates, err := server.ParseTenantRates(*rateTenants)
+	tenantRates, err := server.ParseTenantRates(f.rateTenants)
 	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure serve: --rate-limit-tenants:", err)
-		return 2
+		return usageErrorf("--rate-limit-tenants: %w", err)
 	}
-	traceURL, err := telemetry.ParseTraceURLTemplate(*traceURLFlag)
+	traceURL, err := telemetry.ParseTraceURLTemplate(f.traceURL.Get())
 	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure serve: --trace-url:", err)
-		return 2
+		return usageErrorf("--trace-url: %w", err)
 	}
 	uiSecret := []byte(os.Getenv("TOOLFAILURE_UI_SECRET"))
 	if n := len(uiSecret); n > 0 && n < 32 {
-		fmt.Fprintf(stderr, "toolfailure serve: TOOLFAILURE_UI_SECRET is %d bytes; use at least 32 random bytes\n", n)
-		return 2
+		return usageErrorf("TOOLFAILURE_UI_SECRET is %d bytes; use at least 32 random bytes", n)
 	}
 
 	// Telemetry is off unless OTEL_TRACES_EXPORTER / OTEL_METRICS_EXPORTER
 	// ask for it; the W3C propagator is installed either way.
 	sdk, err := telemetry.Setup(ctx)
 	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure serve:", err)
-		return 1
+		return failed(err)
 	}
 	defer func() {
 		// Flush what is buffered, but never let a dead collector hold up
@@ -82,44 +121,48 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var storeOpts []postgres.Option
 	if sdk.Enabled {
 		if inst, err = telemetry.New(sdk.Config()); err != nil {
-			fmt.Fprintln(stderr, "toolfailure serve:", err)
-			return 1
+			return failed(err)
 		}
 		storeOpts = append(storeOpts, postgres.WithTracer(inst.PgxTracer()))
 	}
 
-	b, where, embedded, err := openBackend(ctx, *dbURL, storeOpts...)
+	b, where, embedded, err := d.openBackend(ctx, f.dbURL.Get(), storeOpts...)
 	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure serve:", err)
-		return 1
+		return openFailed(cmd, err)
 	}
-	// b may be replaced by the journal below; close whatever it is then.
+	// b may be replaced by the journal below; close whatever it is then,
+	// after the background work that uses it.
 	defer func() { _ = b.Close() }()
+	defer stopBackground()
 	if err := b.Migrate(ctx); err != nil {
-		fmt.Fprintln(stderr, "toolfailure serve: migrate:", err)
-		return 1
+		return failedf("migrate: %w", err)
 	}
-	if *journalDir != "" && !embedded {
-		j, err := journal.Open(ctx, b.(store.Store), journal.Options{Dir: *journalDir, MaxBytes: *journalMax, WriteTimeout: *journalTimeout, Logger: log})
+	if dir := f.journalDir.Get(); dir != "" && !embedded {
+		inner, ok := b.(store.Store) // the journal wraps a whole store
+		if !ok {
+			return failedf("--journal-dir: the store at %s cannot be journaled (it is not a complete store)", where)
+		}
+		// Reads of keys and rules answer from their last good value while the database is down,
+		// so that calls still authenticate and classify and reach the journal.
+		j, err := journal.Open(ctx, lastgood.New(inner), journal.Options{Dir: dir, MaxBytes: f.journalMax, WriteTimeout: f.journalTimeout, Logger: log})
 		if err != nil {
-			fmt.Fprintln(stderr, "toolfailure serve:", err)
-			return 1
+			return failed(err)
 		}
 		b = j
 		if reg, err := j.RegisterMetrics(sdk.Config().MeterProvider); err == nil {
 			defer func() { _ = reg.Unregister() }()
 		}
-		fmt.Fprintf(stderr, "toolfailure: outage journal in %s (%d records waiting from an earlier run)\n", *journalDir, j.Status().Pending)
+		fmt.Fprintf(stderr, "toolfailure: outage journal in %s (%d records waiting from an earlier run)\n", dir, j.Status().Pending)
 	}
-	if *retentionEvery > 0 {
-		go server.RunRetention(ctx, b.(server.Purger), *retentionEvery, log)
+	if f.retentionEvery > 0 {
+		if p, ok := b.(server.Purger); ok {
+			background.Go(func() { server.RunRetention(ctx, p, f.retentionEvery, log) })
+		} else {
+			fmt.Fprintf(stderr, "toolfailure: the store at %s cannot purge expired records; retention is off\n", where)
+		}
 	}
 	if embedded {
 		fmt.Fprintf(stderr, "toolfailure: using the embedded store at %s (no set-up needed; for production run with --database-url postgres://… or DATABASE_URL)\n", where)
-		if err := bootstrapDevKey(ctx, b, stdout); err != nil {
-			fmt.Fprintln(stderr, "toolfailure serve:", err)
-			return 1
-		}
 	} else {
 		fmt.Fprintf(stderr, "toolfailure: using PostgreSQL at %s\n", where)
 	}
@@ -127,18 +170,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	// The rule cache follows changes made on other replicas (LISTEN/NOTIFY
 	// on PostgreSQL, with polling while notifications are down).
 	rules := server.NewRuleCache(b, log)
-	go func() {
+	background.Go(func() {
 		if err := rules.Run(ctx); err != nil && ctx.Err() == nil {
 			log.Error("rule cache stopped", "error", err)
 		}
-	}()
+	})
 	if reg, err := inst.ObserveRuleCache(rules.Versions()); err == nil {
 		defer func() { _ = reg.Unregister() }()
 	}
-	api, err := server.New(server.Config{Store: b, Logger: log, Telemetry: inst, TraceURL: traceURL, Rules: rules, RateLimit: server.RateLimit{Rate: *rateLimit, Burst: *rateBurst, Tenants: tenantRates}})
+	api, err := server.New(server.Config{Store: b, Logger: log, Telemetry: inst, TraceURL: traceURL, Rules: rules, RateLimit: server.RateLimit{Rate: f.rateLimit, Burst: f.rateBurst, Tenants: tenantRates}})
 	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure serve:", err)
-		return 1
+		return failed(err)
 	}
 	uiCfg := ui.Config{Store: b, SessionSecret: uiSecret, TraceURL: traceURL, Logger: log}
 	if rg, ok := b.(ui.RuleGetter); ok {
@@ -146,8 +188,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	supportUI, err := ui.New(uiCfg)
 	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure serve:", err)
-		return 1
+		return failed(err)
 	}
 	if len(uiSecret) == 0 {
 		fmt.Fprintln(stderr, "toolfailure: support UI sessions use a per-process secret; set TOOLFAILURE_UI_SECRET (32+ random bytes, the same on every replica) to keep sign-ins across restarts and replicas")
@@ -155,24 +196,33 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	handler := http.NewServeMux()
 	handler.Handle("/", api)
 	handler.Handle("/ui/", supportUI)
-	if *debugListen != "" {
+	// The port is taken before anything is promised: a first start of the
+	// embedded store prints its key only once the service can be reached
+	// with it, so a start that fails (port in use) leaves no key behind.
+	listen := f.listen.Get()
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return failedf("cannot listen on %s: %w", listen, err)
+	}
+	defer ln.Close()
+	if f.debugListen != "" {
 		// Profiles stay off the service port: they reveal internals and
 		// must never be reachable where API clients are.
 		dbg := http.NewServeMux()
 		dbg.HandleFunc("/debug/pprof/", pprof.Index)
 		dbg.HandleFunc("/debug/pprof/profile", pprof.Profile)
 		dbg.HandleFunc("/debug/pprof/trace", pprof.Trace)
-		dbgSrv := &http.Server{Addr: *debugListen, Handler: dbg, ReadHeaderTimeout: 5 * time.Second}
+		dbgSrv := &http.Server{Addr: f.debugListen, Handler: dbg, ReadHeaderTimeout: 5 * time.Second}
 		go func() { _ = dbgSrv.ListenAndServe() }()
 		defer dbgSrv.Close()
-		fmt.Fprintf(stderr, "toolfailure: profiles on http://%s/debug/pprof/\n", *debugListen)
+		fmt.Fprintf(stderr, "toolfailure: profiles on http://%s/debug/pprof/\n", f.debugListen)
+	}
+	if embedded {
+		if err := bootstrapDevKey(ctx, b, stdout); err != nil {
+			return failed(err)
+		}
 	}
 	srv := server.NewHTTPServer(handler, log)
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure serve:", err)
-		return 1
-	}
 	fmt.Fprintf(stderr, "toolfailure: serving Connect, gRPC and gRPC-Web on http://%s\n", ln.Addr())
 	fmt.Fprintf(stderr, "toolfailure: support UI on http://%s/ui/\n", ln.Addr())
 
@@ -180,20 +230,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
-		fmt.Fprintln(stderr, "toolfailure serve:", err)
-		return 1
+		return failed(err)
 	case <-ctx.Done():
 	}
 	// SIGTERM: stop accepting, let in-flight calls (and their durable
 	// writes) finish, then exit 0.
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), *shutdownGrace)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), f.shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintln(stderr, "toolfailure serve: shutdown:", err)
-		return 1
+		return failedf("shutdown: %w", err)
 	}
 	fmt.Fprintln(stderr, "toolfailure: stopped")
-	return 0
+	return nil
 }
 
 // bootstrapDevKey gives a first-time user of the embedded store a working
@@ -235,65 +283,86 @@ func createKey(ctx context.Context, b backend, tenant string, scopes []string) (
 	return k.Secret, nil
 }
 
-func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	dbURL := fs.String("database-url", os.Getenv("DATABASE_URL"), "database to migrate (env DATABASE_URL); empty for the embedded store")
-	if ok, code := parseFlags(fs, args, stderr); !ok {
-		return code
+func newMigrateCmd(d deps) *cobra.Command {
+	var dbURL *envString
+	cmd := &cobra.Command{
+		Use:   "migrate [flags]",
+		Short: "Apply database migrations and exit",
+		Long: `Apply the pending schema migrations and exit. serve migrates on start too; this is for
+deployments that migrate in a step of their own. Safe to run from several processes at once.`,
+		Example: `  toolfailure migrate --database-url postgres://USER:PASS@HOST:5432/DB
+  DATABASE_URL=postgres://USER:PASS@HOST:5432/DB toolfailure migrate`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b, where, _, err := d.openBackend(cmd.Context(), dbURL.Get())
+			if err != nil {
+				return openFailed(cmd, err)
+			}
+			defer b.Close()
+			if err := b.Migrate(cmd.Context()); err != nil {
+				return failed(err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "migrated %s\n", where)
+			return nil
+		},
 	}
-	b, where, _, err := openBackend(ctx, *dbURL)
-	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure migrate:", err)
-		return 1
-	}
-	defer b.Close()
-	if err := b.Migrate(ctx); err != nil {
-		fmt.Fprintln(stderr, "toolfailure migrate:", err)
-		return 1
-	}
-	fmt.Fprintf(stdout, "migrated %s\n", where)
-	return 0
+	dbURL = envStringVar(cmd.Flags(), "database-url", "DATABASE_URL", "", "database to migrate: postgres://…, sqlite:PATH or empty for the embedded store")
+	return cmd
 }
 
-func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "create" {
-		fmt.Fprintln(stderr, "usage: toolfailure keys create --tenant NAME --scopes report,lookup,rules [--database-url URL]")
-		return 2
+func newKeysCmd(d deps) *cobra.Command {
+	return groupCmd("keys", "Manage API keys (on the database directly)",
+		"  toolfailure keys create --tenant acme --scopes report,lookup,rules", newKeysCreateCmd(d))
+}
+
+func newKeysCreateCmd(d deps) *cobra.Command {
+	var (
+		tenant, scopeList string
+		dbURL             *envString
+	)
+	cmd := &cobra.Command{
+		Use:   "create --tenant NAME --scopes report,lookup,rules [flags]",
+		Short: "Mint an API key for a tenant",
+		Long: `Mint an API key for a tenant, creating the tenant if needed. The key is printed alone on the
+last line of stdout, once; only its SHA-256 is stored.
+
+It works on the database directly. On the embedded store it needs the file to itself: stop a
+serve that holds it first.`,
+		Example: `  toolfailure keys create --tenant acme --scopes report
+  KEY=$(toolfailure keys create --tenant acme --scopes report,lookup,rules --database-url postgres://USER:PASS@HOST:5432/DB | tail -n 1)`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			name := strings.TrimSpace(tenant)
+			if name == "" {
+				return usageErrorf("--tenant is required")
+			}
+			scopes, err := apikey.ParseScopes(scopeList)
+			if err != nil {
+				return usageErrorf("--scopes: %w", err)
+			}
+			ctx := cmd.Context()
+			b, _, _, err := d.openBackend(ctx, dbURL.Get())
+			if err != nil {
+				return openFailed(cmd, err)
+			}
+			defer b.Close()
+			if err := b.Migrate(ctx); err != nil {
+				return failedf("migrate: %w", err)
+			}
+			secret, err := createKey(ctx, b, name, scopes)
+			if err != nil {
+				return failed(err)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "created a key for tenant %q with scopes %s; it is shown only once\n", name, strings.Join(scopes, ","))
+			fmt.Fprintln(cmd.OutOrStdout(), secret)
+			return nil
+		},
 	}
-	fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
-	tenant := fs.String("tenant", "", "tenant name (created if needed)")
-	scopeList := fs.String("scopes", "", "comma-separated scopes: report, lookup, rules")
-	dbURL := fs.String("database-url", os.Getenv("DATABASE_URL"), "database (env DATABASE_URL); empty for the embedded store")
-	if ok, code := parseFlags(fs, args[1:], stderr); !ok {
-		return code
-	}
-	if strings.TrimSpace(*tenant) == "" {
-		fmt.Fprintln(stderr, "toolfailure keys create: --tenant is required")
-		return 2
-	}
-	scopes, err := apikey.ParseScopes(*scopeList)
-	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure keys create: --scopes:", err)
-		return 2
-	}
-	b, _, _, err := openBackend(ctx, *dbURL)
-	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure keys create:", err)
-		return 1
-	}
-	defer b.Close()
-	if err := b.Migrate(ctx); err != nil {
-		fmt.Fprintln(stderr, "toolfailure keys create: migrate:", err)
-		return 1
-	}
-	secret, err := createKey(ctx, b, strings.TrimSpace(*tenant), scopes)
-	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure keys create:", err)
-		return 1
-	}
-	fmt.Fprintf(stderr, "created a key for tenant %q with scopes %s; it is shown only once\n", strings.TrimSpace(*tenant), strings.Join(scopes, ","))
-	fmt.Fprintln(stdout, secret)
-	return 0
+	fs := cmd.Flags()
+	fs.StringVar(&tenant, "tenant", "", "tenant name (created if needed)")
+	fs.StringVar(&scopeList, "scopes", "", "comma-separated scopes: report, lookup, rules")
+	dbURL = envStringVar(fs, "database-url", "DATABASE_URL", "", "database: postgres://…, sqlite:PATH or empty for the embedded store")
+	return cmd
 }
 
 // tuneGC trades a little memory for CPU unless the operator chose: the

@@ -26,12 +26,18 @@ import (
 // stderr so far.
 func startServe(t *testing.T, args ...string) (url, stdout, stderr string) {
 	t.Helper()
+	return startServeWith(t, defaultDeps(), args...)
+}
+
+// startServeWith is startServe with the commands' parts given.
+func startServeWith(t *testing.T, d deps, args ...string) (url, stdout, stderr string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	outR, outW := io.Pipe()
 	errR, errW := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), outW, errW)
+		done <- runWith(ctx, d, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), outW, errW)
 		_ = outW.Close()
 		_ = errW.Close()
 	}()
@@ -135,6 +141,10 @@ func TestEmbeddedFirstStart(t *testing.T) {
 	code, _, stderr = runCmd(t, "lookup", "--server", url, "--key", key, cid[:len(cid)-1]+flipCheck(cid[len(cid)-1]))
 	if code != 2 || !strings.Contains(stderr, "mistyped") {
 		t.Fatalf("lookup with a typo: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runCmd(t, "lookup", "--server", url, "--key", key, cid[:len(cid)-1])
+	if code != 2 || !strings.Contains(stderr, "check character is missing") {
+		t.Fatalf("lookup without the check character: exit %d: %s", code, stderr)
 	}
 
 	// Reflection answers without a key; health does too.

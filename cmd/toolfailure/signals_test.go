@@ -340,7 +340,7 @@ func serveHasFlag(t *testing.T, name string) bool {
 	out, _ := exec.Command(bin, "serve", "-h").CombinedOutput()
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
-		if strings.HasPrefix(strings.TrimSpace(sc.Text()), "-"+name) {
+		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "--"+name+" ") || strings.HasPrefix(line, "-"+name+" ") {
 			return true
 		}
 	}

@@ -8,13 +8,13 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/omcp/toolfailure/internal/groupcommit"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/internal/canonical"
 	"github.com/omcp/toolfailure/telemetry"
@@ -31,22 +31,18 @@ const (
 	// flushes as soon as its queue is empty, and rows that arrive during a flush form the next batch,
 	// so under load batches grow by themselves and an idle service adds no latency. A small wait
 	// (a few hundred microseconds) trades latency for fewer, larger commits when the disk, not the
-	// CPU, is the limit. Measured with `toolfailure bench` on a 2-core machine whose disk syncs in
-	// 85 µs (pg_test_fsync): a 1 ms wait cut PostgreSQL's CPU per request at 32 callers from 24–37
-	// to 20–23 µs but throughput from 0.51× to 0.43× of the zero-work handler's, and 150 µs
-	// changed neither beyond the noise; the callers of a closed loop pay the wait in throughput.
+	// CPU, is the limit. With `toolfailure bench` a wait cut PostgreSQL's CPU per request but cost
+	// more throughput than it saved: the callers of a closed loop pay the wait.
 	DefaultMaxWait = time.Duration(0)
 	// DefaultWriteTimeout bounds one batch's statement, so that a database that stopped answering
 	// without closing the connection cannot hold the writer, and every queued caller, forever.
 	DefaultWriteTimeout = 10 * time.Second
 	// DefaultWriters is how many batches may be in flight at once. With one, a row that arrives
 	// while a batch commits waits for that commit and then its own: up to two commit latencies,
-	// but the largest batches and so the least CPU per row. Measured with `toolfailure bench` on
-	// a 2-core machine (service, load and PostgreSQL sharing it): one writer gave 0.45× the
-	// zero-work throughput at 32 callers with 44 µs of PostgreSQL CPU per request and a 4-caller
-	// p99 of 4.1 ms; two gave 0.33× with 71 µs and 5.1 ms (on a faster machine later: 0.53× with
-	// 26 µs against 0.45× with 38 µs). Where CPU, not commit latency, is the limit, one wins on
-	// every count; raise it for a database with slow fsync and idle cores.
+	// but the largest batches and so the least CPU per row. With `toolfailure bench` on a small
+	// machine (service, load and PostgreSQL sharing it), one writer beat two on throughput, CPU per
+	// request and tail latency: where CPU, not commit latency, is the limit, one wins on every
+	// count; raise it for a database with slow fsync and idle cores.
 	DefaultWriters = 1
 
 	paramMaxBatch     = "group_commit_max_batch"
@@ -113,65 +109,40 @@ func takeBatchSettings(databaseURL string) (string, batchSettings, error) {
 	return u.String(), bs, nil
 }
 
-// pending is one InsertFailure waiting for its batch.
-type pending struct {
-	ctx context.Context
-	// f is the record to insert and, once done is closed without err, the record stored: the same
-	// one, or the earlier record that holds its idempotency key. One field, not two, because a
-	// pending is allocated for every call.
-	f    store.Failure
-	done chan struct{} // closed once f, created and err are set
+// pending is one InsertFailure waiting for its batch. Its Value is the record to insert.
+type pending = groupcommit.Item[store.Failure, inserted]
 
+// inserted is what InsertFailure returns: the record stored (the one submitted, or the earlier
+// record that holds its idempotency key) and whether it was created.
+type inserted struct {
+	f       store.Failure
 	created bool
-	err     error
 }
 
-func (p *pending) finish(stored store.Failure, created bool, err error) {
-	if err == nil {
-		p.f = stored
-	}
-	p.created, p.err = created, err
-	close(p.done)
+// asInserted is InsertFailure's three results as an answer.
+func asInserted(stored store.Failure, created bool, err error) (inserted, error) {
+	return inserted{stored, created}, err
 }
 
-// result is what InsertFailure returns once done is closed.
-func (p *pending) result() (store.Failure, bool, error) {
-	if p.err != nil {
-		return store.Failure{}, false, p.err
-	}
-	return p.f, p.created, nil
-}
-
-// batcher is the group commit: writer goroutines (DefaultWriters per pool) that take the rows of
-// concurrent InsertFailure calls from one queue and write each batch with one statement, which
-// PostgreSQL commits with one WAL flush. Each caller is answered after that commit, so the durability promise of
-// InsertFailure is kept while the cost of a flush is shared by the whole batch.
+// batcher is the group commit (package groupcommit): writer goroutines (DefaultWriters per pool)
+// take the rows of concurrent InsertFailure calls from one queue and write each batch with one
+// statement, which PostgreSQL commits with one WAL flush. Each caller is answered after that
+// commit, so the durability promise of InsertFailure is kept while the cost of a flush is shared
+// by the whole batch.
 type batcher struct {
-	pool  *pgxpool.Pool
-	set   batchSettings
-	queue chan *pending
-	quit  chan struct{} // closed by Close: drain what is queued, then stop
-	done  chan struct{} // closed when every writer has stopped
+	pool *pgxpool.Pool
+	set  batchSettings
+	q    *groupcommit.Queue[store.Failure, inserted]
 }
 
 func newBatcher(pool *pgxpool.Pool, set batchSettings) *batcher {
-	b := &batcher{
-		pool: pool,
-		set:  set,
-		// Room for a few batches: callers beyond that wait to enqueue, which is the back-pressure
-		// that keeps memory bounded when the database is slower than the callers.
-		queue: make(chan *pending, 4*set.maxBatch),
-		quit:  make(chan struct{}),
-		done:  make(chan struct{}),
-	}
-	var wg sync.WaitGroup
-	for range set.writers {
-		wg.Go(b.run)
-	}
-	go func() {
-		wg.Wait()
-		close(b.done)
-	}()
+	b := &batcher{pool: pool, set: set}
+	b.q = groupcommit.New(groupcommit.Config{MaxBatch: set.maxBatch, MaxWait: set.maxWait, Workers: set.writers},
+		func() groupcommit.Worker[store.Failure, inserted] {
+			// The tracer is read once: pgx.Conn.Config copies the whole configuration on every
+			// call, which a batch should not pay for.
+			return &writer{b: b, pool: pool, tracer: pool.Config().ConnConfig.Tracer}
+		})
 	return b
 }
 
@@ -179,107 +150,18 @@ var errClosed = errors.New("store is closed")
 
 // insert queues f and waits for its batch to commit.
 func (b *batcher) insert(ctx context.Context, f store.Failure) (store.Failure, bool, error) {
-	p := &pending{ctx: ctx, f: f, done: make(chan struct{})}
-	select {
-	case b.queue <- p:
-	case <-ctx.Done():
-		return store.Failure{}, false, fmt.Errorf("wait to queue: %w", ctx.Err())
-	case <-b.quit:
+	res, err := b.q.Submit(ctx, f)
+	if errors.Is(err, groupcommit.ErrClosed) {
 		return store.Failure{}, false, errClosed
 	}
-	select {
-	case <-p.done:
-		return p.result()
-	case <-ctx.Done():
-		// The row may still be committed by its batch; the caller was not told so, and the record's
-		// ID was never acknowledged, which is all that durability promises.
-		return store.Failure{}, false, fmt.Errorf("wait for commit: %w", ctx.Err())
-	case <-b.done:
-		select {
-		case <-p.done:
-			return p.result()
-		default:
-			return store.Failure{}, false, errClosed // queued after the writer's last look
-		}
+	if err != nil {
+		return store.Failure{}, false, err
 	}
+	return res.f, res.created, nil
 }
 
-// close lets the writer finish every queued row, then stops it.
-func (b *batcher) close() {
-	select {
-	case <-b.quit:
-	default:
-		close(b.quit)
-	}
-	<-b.done
-}
-
-func (b *batcher) run() {
-	// The tracer is read once: pgx.Conn.Config copies the whole configuration on every call,
-	// which a batch should not pay for.
-	w := &writer{pool: b.pool, tracer: b.pool.Config().ConnConfig.Tracer}
-	defer w.release()
-	batch := make([]*pending, 0, b.set.maxBatch)
-	for {
-		var first *pending
-		select {
-		case first = <-b.queue:
-		case <-b.quit:
-			// Shutting down: what is queued was accepted, so it is written, not dropped.
-			for {
-				batch = batch[:0]
-				for len(batch) < b.set.maxBatch {
-					select {
-					case p := <-b.queue:
-						batch = append(batch, p)
-						continue
-					default:
-					}
-					break
-				}
-				if len(batch) == 0 {
-					return
-				}
-				b.flush(w, batch)
-			}
-		}
-		batch = append(batch[:0], first)
-		b.fill(&batch)
-		b.flush(w, batch)
-		clear(batch) // let finished requests be collected
-	}
-}
-
-// fill adds what is queued, without waiting, then lingers up to maxWait for more.
-func (b *batcher) fill(batch *[]*pending) {
-	b.drain(batch)
-	if b.set.maxWait <= 0 || len(*batch) >= b.set.maxBatch {
-		return
-	}
-	timer := time.NewTimer(b.set.maxWait)
-	defer timer.Stop()
-	for len(*batch) < b.set.maxBatch {
-		select {
-		case p := <-b.queue:
-			*batch = append(*batch, p)
-			b.drain(batch)
-		case <-timer.C:
-			return
-		}
-	}
-}
-
-// drain adds what is queued, without waiting.
-func (b *batcher) drain(batch *[]*pending) {
-	for len(*batch) < b.set.maxBatch {
-		select {
-		case p := <-b.queue:
-			*batch = append(*batch, p)
-		default:
-			return
-		}
-	}
-}
+// close lets the writers finish every queued row, then stops them.
+func (b *batcher) close() { b.q.Close() }
 
 // key identifies a record for de-duplication inside one batch.
 type idemKey struct {
@@ -298,7 +180,8 @@ type idKey struct {
 // leader, and the others are answered from its outcome as if they had come after it, which is what
 // the contract says of racing callers. Rows whose caller has gone are skipped; nobody was told
 // about them.
-func (b *batcher) flush(w *writer, batch []*pending) {
+func (w *writer) Flush(batch []*pending) {
+	b := w.b
 	var (
 		leaders   = w.leaders[:0]
 		followers map[*pending]*pending
@@ -317,16 +200,12 @@ func (b *batcher) flush(w *writer, batch []*pending) {
 		clear(byID)
 	}()
 	for _, p := range batch {
-		if p.ctx.Err() != nil {
-			p.finish(store.Failure{}, false, fmt.Errorf("wait for commit: %w", p.ctx.Err()))
-			continue
-		}
 		var leader *pending
-		if p.f.IdempotencyKey != "" {
+		if p.Value.IdempotencyKey != "" {
 			if byKey == nil {
 				byKey = map[idemKey]*pending{}
 			}
-			k := idemKey{p.f.TenantID, p.f.IdempotencyKey}
+			k := idemKey{p.Value.TenantID, p.Value.IdempotencyKey}
 			if l, ok := byKey[k]; ok {
 				leader = l
 			} else {
@@ -334,7 +213,7 @@ func (b *batcher) flush(w *writer, batch []*pending) {
 			}
 		}
 		if leader == nil {
-			k := idKey{p.f.TenantID, p.f.ID}
+			k := idKey{p.Value.TenantID, p.Value.ID}
 			if l, ok := byID[k]; ok {
 				leader = l
 			} else {
@@ -357,7 +236,7 @@ func (b *batcher) flush(w *writer, batch []*pending) {
 	// their spans, and the batch size is measured (telemetry.WithStoreBatch).
 	callers := make([]context.Context, len(leaders))
 	for i, p := range leaders {
-		callers[i] = p.ctx
+		callers[i] = p.Context()
 	}
 	ctx = telemetry.WithStoreBatch(ctx, callers)
 	if len(leaders) > 0 {
@@ -368,15 +247,16 @@ func (b *batcher) flush(w *writer, batch []*pending) {
 		if !ok {
 			continue
 		}
+		lres, lerr := leader.Result()
 		switch {
-		case leader.err != nil:
+		case lerr != nil:
 			// The leader's failure may be its own (a bad row); this request is judged alone.
-			p.finish(insertOne(ctx, b.pool, p.f))
-		case p.f.IdempotencyKey != "" && p.f.IdempotencyKey == leader.f.IdempotencyKey:
-			p.finish(leader.f, false, nil)
+			p.Answer(asInserted(insertOne(ctx, b.pool, p.Value)))
+		case p.Value.IdempotencyKey != "" && p.Value.IdempotencyKey == leader.Value.IdempotencyKey:
+			p.Answer(asInserted(lres.f, false, nil))
 		default: // the same ID with another key, or none: what a second insert of that ID meets
-			p.finish(store.Failure{}, false, fmt.Errorf("store failure %s: %w: ID already stored",
-				canonical.ID(p.f.ID), store.ErrConflict))
+			p.Answer(inserted{}, fmt.Errorf("store failure %s: %w: ID already stored",
+				canonical.ID(p.Value.ID), store.ErrConflict))
 		}
 	}
 }
@@ -392,11 +272,11 @@ const (
 //
 // The parameters are encoded here, straight into PostgreSQL's binary array format, and sent with
 // pgconn: pgx's generic encoding of 19 arrays through reflection cost about as much CPU per row as
-// classifying the error (measured with BenchmarkEncodeBatch).
+// classifying the error (BenchmarkEncodeBatch compares them).
 func (b *batcher) writeLeaders(ctx context.Context, w *writer, leaders []*pending) {
 	rows := w.rows[:0]
 	for _, p := range leaders {
-		rows = append(rows, &p.f)
+		rows = append(rows, &p.Value)
 	}
 	defer func() {
 		clear(rows)
@@ -405,28 +285,28 @@ func (b *batcher) writeLeaders(ctx context.Context, w *writer, leaders []*pendin
 	inserted, err := w.execBatch(ctx, rows)
 	if err != nil {
 		if isRowError(err) {
-			// Something in one row broke a rule that CheckFailure does not know (text that
+			// Something in one row broke a rule that store.Prepare does not know (text that
 			// PostgreSQL will not store, say): nothing was written, so each row is tried on its
 			// own and only the culprit fails.
 			for _, p := range leaders {
-				p.finish(insertOne(ctx, b.pool, p.f))
+				p.Answer(asInserted(insertOne(ctx, b.pool, p.Value)))
 			}
 			return
 		}
 		err = mapError(err)
 		for _, p := range leaders {
-			p.finish(store.Failure{}, false, fmt.Errorf("store failure %s: %w", canonical.ID(p.f.ID), err))
+			p.Answer(asInserted(store.Failure{}, false, fmt.Errorf("store failure %s: %w", canonical.ID(p.Value.ID), err)))
 		}
 		return
 	}
 	for _, p := range leaders {
-		if _, ok := inserted[p.f.ID]; ok {
-			p.finish(p.f, true, nil)
+		if _, ok := inserted[p.Value.ID]; ok {
+			p.Answer(asInserted(p.Value, true, nil))
 			continue
 		}
 		// Not inserted: its idempotency key was taken by a record committed earlier, which
 		// DO NOTHING waited for, so a new statement sees it.
-		p.finish(readByKey(ctx, b.pool, p.f))
+		p.Answer(asInserted(readByKey(ctx, b.pool, p.Value)))
 	}
 }
 
@@ -434,6 +314,7 @@ func (b *batcher) writeLeaders(ctx context.Context, w *writer, leaders []*pendin
 // batch, so that one PostgreSQL backend, with its caches and prepared statement warm, does all of
 // its writes; it takes a new one only when that connection has failed.
 type writer struct {
+	b      *batcher
 	pool   *pgxpool.Pool
 	tracer pgx.QueryTracer // nil: no tracing
 	conn   *pgxpool.Conn
@@ -445,6 +326,9 @@ type writer struct {
 	rows     []*store.Failure
 	inserted map[[16]byte]struct{}
 }
+
+// Close returns the connection to the pool once the writer has stopped.
+func (w *writer) Close() { w.release() }
 
 // release returns the connection to the pool.
 func (w *writer) release() {
@@ -518,14 +402,10 @@ const insertBatch = insertRows + `
 
 // insertBatchNoKeys is insertBatch for a batch in which no row has an idempotency key: no row can
 // meet an earlier record, so the speculative insertion of ON CONFLICT is not needed (a clash of
-// IDs is an error either way, and sends the batch row by row). Without it PostgreSQL spent from
-// the same to 30 % less CPU per batch of 16 rows (five alternating runs). RETURNING stays: without
-// it the same batches cost PostgreSQL more CPU, not less (twice as much per row at 16 rows on one
-// machine; 25–28.5 against 20.5 µs per row at 11 rows on another), which we cannot explain.
-// The plan is left to PostgreSQL: plan_cache_mode=auto settles on the generic plan after a few
-// batches. Forcing the generic plan measured 23.5–25 against 21.5–22 µs per row on one machine and
-// the same as auto on another (2-row batches: 307–373 against 320–353 µs); forcing custom plans
-// cost more (400–413 µs).
+// IDs is an error either way, and sends the batch row by row); without it PostgreSQL spends less
+// CPU per batch. RETURNING stays: without it the same batches cost PostgreSQL more CPU, not less,
+// which we cannot explain. The plan is left to PostgreSQL: plan_cache_mode=auto settles on the
+// generic plan after a few batches; forcing either plan was no better in `toolfailure bench`.
 const insertBatchNoKeys = insertRows + `
 	RETURNING id`
 

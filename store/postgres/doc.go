@@ -39,13 +39,13 @@
 // answers each caller only after that COMMIT. The durability promise is unchanged: a caller is
 // answered after its row is committed. One round trip and one flush are shared by the whole batch.
 // The writer encodes the arrays itself in PostgreSQL's binary format (pgx's reflective encoding of
-// 19 arrays cost 9× more, BenchmarkEncodeBatch) and keeps one connection, so that one backend, warm,
+// 19 arrays cost several times more: BenchmarkEncodeBatch) and keeps one connection, so that one backend, warm,
 // does its writes.
 //
 // The failures table is kept lean for this path (migrations/postgres/00004_lean_failures.sql): no
 // foreign key to tenants and no per-row regular expressions or jsonb_typeof checks, which cost the
-// database about 30 % of its CPU per record. The store checks every record before it is queued
-// (store.CheckFailure) and checks each tenant once before its first write (tenants are never
+// database a large share of its CPU per record (see the migration). The store checks every record before it is queued
+// (store.Prepare) and checks each tenant once before its first write (tenants are never
 // deleted), so "unknown tenant" is still store.ErrNotFound.
 //
 // The writer flushes as soon as its queue is empty; rows that arrive while a batch is being
@@ -72,7 +72,7 @@
 // already in the table is resolved by ON CONFLICT … DO NOTHING on the partial unique index, which
 // waits for a concurrent holder to commit, and then read back. One bad row must not fail its
 // neighbours: rows are checked against the schema's rules before they are queued
-// (store.CheckFailure), and when a batch still fails on a row's data (SQLSTATE classes 22 and 23,
+// (store.Prepare), and when a batch still fails on a row's data (SQLSTATE classes 22 and 23,
 // e.g. an ID that is already stored, or text that jsonb refuses) nothing of it was written, so its
 // rows are retried one by one and only the culprit fails. When the batch fails because the
 // database is unavailable, every caller gets an error wrapping store.ErrUnavailable, which the

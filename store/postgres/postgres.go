@@ -262,10 +262,11 @@ const insertFailure = `INSERT INTO failures (` + failureColumns + `)
 // Concurrent calls share a commit (see batcher): f is checked here, on the caller's goroutine, so
 // that a record that breaks the contract is refused alone and never reaches a batch.
 func (s *Store) InsertFailure(ctx context.Context, f store.Failure) (store.Failure, bool, error) {
-	f = canonical.Failure(f)
-	if err := store.CheckFailure(f); err != nil {
+	prepared, err := store.Prepare(f)
+	if err != nil {
 		return store.Failure{}, false, fmt.Errorf("store failure %s: %w", canonical.ID(f.ID), err)
 	}
+	f = prepared
 	if err := s.checkTenant(ctx, f.TenantID); err != nil {
 		return store.Failure{}, false, fmt.Errorf("store failure %s: %w", canonical.ID(f.ID), err)
 	}
@@ -318,7 +319,7 @@ func (s *Store) ListFailures(ctx context.Context, tenantID int64, q store.ListQu
 		args = append(args, arg)
 		where = append(where, fmt.Sprintf(cond, len(args)))
 	}
-	fl := q.Filter
+	fl := canonical.Filter(q.Filter)
 	if fl.Tool != "" {
 		add("tool = $%d", fl.Tool)
 	}

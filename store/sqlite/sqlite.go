@@ -311,12 +311,16 @@ const insertFailure = `INSERT INTO failures (` + failureColumns + `)
 // detected by the insert changing nothing, and the existing record is read in the same
 // transaction; since writes are serialised, no other writer can come in between.
 func (s *Store) InsertFailure(ctx context.Context, f store.Failure) (store.Failure, bool, error) {
-	f = canonical.Failure(f)
+	prepared, err := store.Prepare(f)
+	if err != nil {
+		return store.Failure{}, false, fmt.Errorf("store failure %s: %w", canonical.ID(f.ID), err)
+	}
+	f = prepared
 	var (
 		stored  store.Failure
 		created bool
 	)
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, insertFailure,
 			f.TenantID, f.ID[:], f.Tool, f.Server, f.Class, f.Code, f.Retryable,
 			nullMicros(f.RetryNotBefore), f.AgentGuidance, f.RuleID, f.RuleVersion,
@@ -366,7 +370,7 @@ func (s *Store) ListFailures(ctx context.Context, tenantID int64, q store.ListQu
 		where = append(where, cond)
 		args = append(args, arg)
 	}
-	fl := q.Filter
+	fl := canonical.Filter(q.Filter)
 	if fl.Tool != "" {
 		add("tool = ?", fl.Tool)
 	}

@@ -493,6 +493,54 @@ func Run(t *testing.T, h Harness) {
 			requireNoError(t, err)
 			requireIDs(t, [][16]byte{in.ID}, list)
 		})
+
+		// U+0000 in text and JSON is stored as store.NULStandIn, on every backend, instead of the
+		// record being refused (PostgreSQL keeps NUL neither in text nor in jsonb): a retry would
+		// send the same bytes, so refusing would lose the failure for good.
+		t.Run("NULStoredAsStandIn", func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			in := fullFailure(t, b.tenant.ID)
+			in.Tool = "read\x00file"
+			in.Server = "srv\x00"
+			in.AgentGuidance = "a\x00b"
+			in.IdempotencyKey = "key\x00nul"
+			in.Error = json.RawMessage(`{"message":"bad\u0000byte","attributes":{"k\u0000":"v\u0000"},"literal":"\\u0000 is text"}`)
+			in.ToolAnnotations = json.RawMessage(`{"title":"\u0000"}`)
+
+			want := expectStored(in)
+			want.Tool, want.Server = "read\u2400file", "srv\u2400"
+			want.AgentGuidance, want.IdempotencyKey = "a\u2400b", "key\u2400nul"
+			want.Error = json.RawMessage(`{"message":"bad\u2400byte","attributes":{"k\u2400":"v\u2400"},"literal":"\\u0000 is text"}`)
+			want.ToolAnnotations = json.RawMessage(`{"title":"\u2400"}`)
+
+			stored, created, err := b.store.InsertFailure(b.ctx, in)
+			requireNoError(t, err)
+			if !created {
+				t.Fatal("created = false for a new record")
+			}
+			requireFailureEqual(t, want, stored)
+			got, err := b.store.GetFailure(b.ctx, b.tenant.ID, in.ID)
+			requireNoError(t, err)
+			requireFailureEqual(t, want, got)
+			var e map[string]any
+			requireNoError(t, json.Unmarshal(got.Error, &e))
+			if e["message"] != "bad\u2400byte" || e["literal"] != "\\u0000 is text" {
+				t.Fatalf("error read back as %v", e)
+			}
+			// A filter that holds a NUL finds the record, and reaches the database safely.
+			list, err := b.store.ListFailures(b.ctx, b.tenant.ID, store.ListQuery{Filter: store.Filter{Tool: in.Tool}})
+			requireNoError(t, err)
+			requireIDs(t, [][16]byte{in.ID}, list)
+			// The same idempotency key, NUL and all, finds the same record.
+			again := minimalFailure(t, b.tenant.ID)
+			again.IdempotencyKey = in.IdempotencyKey
+			replay, created, err := b.store.InsertFailure(b.ctx, again)
+			requireNoError(t, err)
+			if created || replay.ID != in.ID {
+				t.Fatalf("replay with the same key: created=%v id=%x, want the first record", created, replay.ID)
+			}
+		})
 	})
 
 	t.Run("List", func(t *testing.T) {

@@ -1,9 +1,6 @@
 package canonical
 
 import (
-	"bytes"
-	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -24,32 +21,11 @@ func Time(t time.Time) time.Time {
 // Now is the current time as a backend stores it.
 func Now() time.Time { return Time(time.Now()) }
 
-// Failure fills in defaults and normalises f for storage: times via Time, CreatedAt defaulting to
-// now and OccurredAt to CreatedAt, trace and span IDs lowercased, and a JSON null annotation or shadow
-// list made absent, so that absent has one representation.
-func Failure(f store.Failure) store.Failure {
-	f.CreatedAt = Time(f.CreatedAt)
-	if f.CreatedAt.IsZero() {
-		f.CreatedAt = Now()
-	}
-	f.OccurredAt = Time(f.OccurredAt)
-	if f.OccurredAt.IsZero() {
-		f.OccurredAt = f.CreatedAt
-	}
-	f.RetryNotBefore = Time(f.RetryNotBefore)
-	f.TraceID = strings.ToLower(f.TraceID)
-	f.SpanID = strings.ToLower(f.SpanID)
-	f.ToolAnnotations = Annotations(f.ToolAnnotations)
-	f.Shadow = Annotations(f.Shadow) // the same rule: absent has one representation
+// Filter replaces U+0000 in the filter's text as store.Prepare does in records, so that a filter
+// can name a tool whose stored name holds the stand-in, and a NUL never reaches the database.
+func Filter(f store.Filter) store.Filter {
+	f.Tool, f.Class, f.Code, f.TraceID = store.ReplaceNUL(f.Tool), store.ReplaceNUL(f.Class), store.ReplaceNUL(f.Code), store.ReplaceNUL(f.TraceID)
 	return f
-}
-
-// Annotations returns nil for absent annotations: nil, empty, or the JSON literal null.
-func Annotations(a json.RawMessage) json.RawMessage {
-	if t := bytes.TrimSpace(a); len(t) == 0 || string(t) == "null" {
-		return nil
-	}
-	return a
 }
 
 // APIKey fills in CreatedAt and normalises the key's times for storage.

@@ -18,7 +18,7 @@ func (s *Store) RegisterMetrics(provider metric.MeterProvider) (metric.Registrat
 	if provider == nil {
 		provider = otel.GetMeterProvider()
 	}
-	meter := provider.Meter("github.com/omcp/toolfailure/journal")
+	meter := provider.Meter("github.com/omcp/toolfailure/store/journal")
 	degraded, err1 := meter.Int64ObservableGauge("toolfailure.journal.degraded",
 		metric.WithDescription("1 while the store is unavailable and records go to the local journal"))
 	pending, err2 := meter.Int64ObservableGauge("toolfailure.journal.pending",

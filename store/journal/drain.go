@@ -198,10 +198,6 @@ func (s *Store) reclaim() {
 		s.removeSegment(seq)
 	}
 	if activeDrained {
-		req := &appendReq{rotate: true, done: make(chan struct{})}
-		select {
-		case s.appends <- req:
-		default: // busy appending; the next drain retires it
-		}
+		_ = s.appends.Post(appendReq{rotate: true}) // when busy appending, the next drain retires it
 	}
 }

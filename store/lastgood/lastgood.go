@@ -1,4 +1,10 @@
-package journal
+// Package lastgood serves the last good answer of the reads that every
+// Classify call depends on (API keys, rule sets and their versions) while
+// the store is unavailable. Without it, an outage would turn into failed
+// authentication as soon as the server's short key cache expired, and the
+// outage journal (package journal) would never be reached. The price is
+// that a key revoked during an outage works until the store is back.
+package lastgood
 
 import (
 	"context"
@@ -12,16 +18,19 @@ import (
 // few thousand keys and tenants at most, so this is never reached in normal use.
 const maxStale = 10_000
 
-// staleCache keeps the last good answer of the reads that every Classify call depends on, to serve
-// them while the store is unavailable. Without it, an outage would turn into failed
-// authentication as soon as the server's short key cache expired, and the journal would never be
-// reached. The price is that a key revoked during an outage works until the store is back.
-type staleCache struct {
+// Store wraps a store.Store and is one: reads of keys and rules pass through, and are answered
+// from the last good answer while the wrapped store is unavailable.
+type Store struct {
+	store.Store
+
 	mu       sync.Mutex
 	keys     map[string]staleKey
 	rules    map[int64]store.RuleSet
 	versions map[int64]int64
 }
+
+// New wraps s.
+func New(s store.Store) *Store { return &Store{Store: s} }
 
 type staleKey struct {
 	key    store.APIKey
@@ -50,13 +59,13 @@ func (s *Store) APIKeyByHash(ctx context.Context, hash []byte) (store.APIKey, st
 	k, t, err := s.Store.APIKeyByHash(ctx, hash)
 	switch {
 	case err == nil:
-		remember(&s.stale.mu, &s.stale.keys, string(hash), staleKey{k, t})
+		remember(&s.mu, &s.keys, string(hash), staleKey{k, t})
 	case errors.Is(err, store.ErrNotFound):
-		s.stale.mu.Lock()
-		delete(s.stale.keys, string(hash))
-		s.stale.mu.Unlock()
+		s.mu.Lock()
+		delete(s.keys, string(hash))
+		s.mu.Unlock()
 	case errors.Is(err, store.ErrUnavailable):
-		if v, ok := recall(&s.stale.mu, s.stale.keys, string(hash)); ok {
+		if v, ok := recall(&s.mu, s.keys, string(hash)); ok {
 			return v.key, v.tenant, nil
 		}
 	}
@@ -69,9 +78,9 @@ func (s *Store) ListRules(ctx context.Context, tenantID int64) (store.RuleSet, e
 	set, err := s.Store.ListRules(ctx, tenantID)
 	switch {
 	case err == nil:
-		remember(&s.stale.mu, &s.stale.rules, tenantID, set)
+		remember(&s.mu, &s.rules, tenantID, set)
 	case errors.Is(err, store.ErrUnavailable):
-		if v, ok := recall(&s.stale.mu, s.stale.rules, tenantID); ok {
+		if v, ok := recall(&s.mu, s.rules, tenantID); ok {
 			return v, nil
 		}
 	}
@@ -83,23 +92,18 @@ func (s *Store) RuleSetVersion(ctx context.Context, tenantID int64) (int64, erro
 	v, err := s.Store.RuleSetVersion(ctx, tenantID)
 	switch {
 	case err == nil:
-		remember(&s.stale.mu, &s.stale.versions, tenantID, v)
+		remember(&s.mu, &s.versions, tenantID, v)
 	case errors.Is(err, store.ErrUnavailable):
-		if old, ok := recall(&s.stale.mu, s.stale.versions, tenantID); ok {
+		if old, ok := recall(&s.mu, s.versions, tenantID); ok {
 			return old, nil
 		}
 	}
 	return v, err
 }
 
-// WatchRules passes through to a store that notifies rule changes. For one that does not, it
-// reports the watch as lost and waits, which makes a rule cache check versions itself, as it
-// would without notifications.
+var _ store.RuleWatcher = (*Store)(nil)
+
+// WatchRules forwards the wrapped store's notifications of rule changes (see store.ForwardWatch).
 func (s *Store) WatchRules(ctx context.Context, fn func(store.RuleEvent)) error {
-	if w, ok := s.Store.(store.RuleWatcher); ok {
-		return w.WatchRules(ctx, fn)
-	}
-	fn(store.RuleEvent{Kind: store.RuleWatchLost})
-	<-ctx.Done()
-	return ctx.Err()
+	return store.ForwardWatch(ctx, s.Store, fn)
 }

@@ -36,9 +36,9 @@
 // Reads see journaled records that are not replayed yet: GetFailure looks in the journal's index
 // first, and ListFailures merges them into the store's page. While the store is down, GetFailure
 // still finds journaled records, but ListFailures fails rather than list only the journal.
-// Authentication and rules keep working through an outage because the journal remembers the
-// store's last answer for API keys and rule sets and serves it while the store is unavailable (so
-// a key revoked during an outage keeps working until the store is back).
+// The journal takes care of writes and of reads of records only. For authentication and rules to
+// keep working through an outage, wrap the store in package lastgood first (as serve does), which
+// serves the store's last answer for API keys and rule sets while it is unavailable.
 //
 // Ping, which /healthz and gRPC health use, succeeds while the journal can take records: the
 // service can serve Classify. Status tells whether it is degraded and how much is pending, for

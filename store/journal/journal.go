@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/omcp/toolfailure/internal/groupcommit"
 	"github.com/omcp/toolfailure/store"
 )
 
@@ -113,15 +114,13 @@ type Store struct {
 	nextSeq   uint64
 	bytes     int64 // all segments
 
-	appends chan *appendReq
+	appends *groupcommit.Queue[appendReq, appended]
 	kick    chan struct{}
 	quit    chan struct{}
 	wg      sync.WaitGroup
 	once    sync.Once
 
 	journaled, drained, quarantined atomic.Uint64
-
-	stale staleCache
 }
 
 type tenantKey struct {
@@ -145,6 +144,11 @@ type segment struct {
 
 var _ store.Store = (*Store)(nil)
 var _ store.RuleWatcher = (*Store)(nil)
+
+// WatchRules forwards the wrapped store's notifications of rule changes (see store.ForwardWatch).
+func (s *Store) WatchRules(ctx context.Context, fn func(store.RuleEvent)) error {
+	return store.ForwardWatch(ctx, s.Store, fn)
+}
 
 // Open wraps inner with the journal in opts.Dir, reading whatever an earlier process left there:
 // those records are pending until the drainer has replayed them, which it starts doing at once.
@@ -173,7 +177,6 @@ func Open(ctx context.Context, inner store.Store, opts Options) (*Store, error) 
 		byKey:   map[tenantKey]*entry{},
 		segs:    map[uint64]*segment{},
 		nextSeq: 1,
-		appends: make(chan *appendReq, 1024),
 		kick:    make(chan struct{}, 1),
 		quit:    make(chan struct{}),
 	}
@@ -185,8 +188,9 @@ func Open(ctx context.Context, inner store.Store, opts Options) (*Store, error) 
 		s.log.Warn("journal: records from an earlier run are waiting for the store; replaying them",
 			"pending", n, "bytes", s.bytes)
 	}
-	s.wg.Add(2)
-	go s.appendLoop()
+	s.appends = groupcommit.New(groupcommit.Config{MaxBatch: 256, Capacity: 1024},
+		func() groupcommit.Worker[appendReq, appended] { return appender{s} })
+	s.wg.Add(1)
 	go s.drainLoop()
 	s.wake()
 	return s, nil
@@ -280,10 +284,11 @@ func copyAside(path string, good int64) error {
 // InsertFailure stores f in the wrapped store when it answers within Options.WriteTimeout, and in
 // the journal otherwise. Either way the record is durable when it returns.
 func (s *Store) InsertFailure(ctx context.Context, f store.Failure) (store.Failure, bool, error) {
-	f = normalize(f)
-	if err := store.CheckFailure(f); err != nil {
+	prepared, err := store.Prepare(f)
+	if err != nil {
 		return store.Failure{}, false, fmt.Errorf("store failure %x: %w", f.ID, err)
 	}
+	f = prepared
 	// A key or ID that is still only in the journal is answered from there: the store cannot
 	// know it yet, and would make a second record.
 	if s.npending.Load() > 0 {
@@ -440,6 +445,8 @@ func (s *Store) Close() error {
 	var err error
 	s.once.Do(func() {
 		close(s.quit)
+		// Records already queued were accepted: the appender writes them before it stops.
+		s.appends.Close()
 		s.wg.Wait()
 		s.mu.Lock()
 		if s.active != nil {
@@ -450,37 +457,4 @@ func (s *Store) Close() error {
 		err = errors.Join(err, s.Store.Close(), s.lock.Close())
 	})
 	return err
-}
-
-// normalize is what every backend does to a record before storing it (store/internal/canonical),
-// done here too because a journaled record is answered from the journal: times in UTC to the
-// microsecond, CreatedAt defaulting to now and OccurredAt to CreatedAt, IDs lowercase, JSON null
-// annotations and shadow lists absent.
-func normalize(f store.Failure) store.Failure {
-	us := func(t time.Time) time.Time {
-		if t.IsZero() {
-			return t
-		}
-		return t.Truncate(time.Microsecond).UTC()
-	}
-	f.CreatedAt = us(f.CreatedAt)
-	if f.CreatedAt.IsZero() {
-		f.CreatedAt = us(time.Now())
-	}
-	f.OccurredAt = us(f.OccurredAt)
-	if f.OccurredAt.IsZero() {
-		f.OccurredAt = f.CreatedAt
-	}
-	f.RetryNotBefore = us(f.RetryNotBefore)
-	f.TraceID = strings.ToLower(f.TraceID)
-	f.SpanID = strings.ToLower(f.SpanID)
-	absent := func(j []byte) []byte {
-		if t := bytes.TrimSpace(j); len(t) == 0 || string(t) == "null" {
-			return nil
-		}
-		return j
-	}
-	f.ToolAnnotations = absent(f.ToolAnnotations)
-	f.Shadow = absent(f.Shadow)
-	return f
 }

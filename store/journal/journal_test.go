@@ -15,8 +15,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/omcp/toolfailure/journal"
 	"github.com/omcp/toolfailure/store"
+	"github.com/omcp/toolfailure/store/journal"
 	"github.com/omcp/toolfailure/store/sqlite"
 	"github.com/omcp/toolfailure/store/storetest"
 )
@@ -90,13 +90,6 @@ func (o *outage) ListFailures(ctx context.Context, tenantID int64, q store.ListQ
 		return nil, errDown
 	}
 	return o.Store.ListFailures(ctx, tenantID, q)
-}
-
-func (o *outage) APIKeyByHash(ctx context.Context, hash []byte) (store.APIKey, store.Tenant, error) {
-	if o.down.Load() {
-		return store.APIKey{}, store.Tenant{}, errDown
-	}
-	return o.Store.APIKeyByHash(ctx, hash)
 }
 
 func (o *outage) Ping(ctx context.Context) error {
@@ -349,29 +342,6 @@ func TestInvalidNotJournaled(t *testing.T) {
 	}
 	if st := b.j.Status(); st.Pending != 0 {
 		t.Fatalf("%d records pending, want 0", st.Pending)
-	}
-}
-
-// Authentication keeps working through an outage with the last answer of the store.
-func TestAPIKeysServedDuringOutage(t *testing.T) {
-	t.Parallel()
-	b := setup(t, journal.Options{})
-	hash := make([]byte, 32)
-	hash[0] = 7
-	if _, err := b.j.CreateAPIKey(b.ctx, store.APIKey{ID: "k1", TenantID: b.tenant.ID, Hash: hash, Scopes: []string{store.ScopeReport}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := b.j.APIKeyByHash(b.ctx, hash); err != nil {
-		t.Fatal(err)
-	}
-	b.inner.down.Store(true)
-	k, tenant, err := b.j.APIKeyByHash(b.ctx, hash)
-	if err != nil || k.ID != "k1" || tenant.ID != b.tenant.ID {
-		t.Fatalf("APIKeyByHash during the outage = %+v, %+v, %v; want the last answer", k, tenant, err)
-	}
-	unknown := make([]byte, 32)
-	if _, _, err := b.j.APIKeyByHash(b.ctx, unknown); !errors.Is(err, store.ErrUnavailable) {
-		t.Fatalf("unknown key during the outage: error %v, want ErrUnavailable", err)
 	}
 }
 

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/omcp/toolfailure/internal/pgcluster"
-	"github.com/omcp/toolfailure/journal"
 	"github.com/omcp/toolfailure/store"
+	"github.com/omcp/toolfailure/store/journal"
 	"github.com/omcp/toolfailure/store/postgres"
 )
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/omcp/toolfailure/internal/groupcommit"
 	"github.com/omcp/toolfailure/store"
 )
 
@@ -17,12 +18,16 @@ type appendReq struct {
 	f      store.Failure
 	buf    []byte
 	rotate bool
-	done   chan struct{}
+}
 
+// appended is what InsertFailure returns for a journaled record.
+type appended struct {
 	stored  store.Failure
 	created bool
-	err     error
 }
+
+// appendItem is an appendReq in the appender's group commit.
+type appendItem = groupcommit.Item[appendReq, appended]
 
 var errClosed = errors.New("journal is closed")
 
@@ -32,138 +37,103 @@ func (s *Store) append(ctx context.Context, f store.Failure) (store.Failure, boo
 	if err != nil {
 		return store.Failure{}, false, err
 	}
-	req := &appendReq{f: f, buf: buf, done: make(chan struct{})}
-	select {
-	case s.appends <- req:
-	case <-ctx.Done():
-		return store.Failure{}, false, fmt.Errorf("journal failure %x: %w", f.ID, ctx.Err())
-	case <-s.quit:
+	res, err := s.appends.Submit(ctx, appendReq{f: f, buf: buf})
+	switch {
+	case errors.Is(err, groupcommit.ErrClosed):
 		return store.Failure{}, false, fmt.Errorf("journal failure %x: %w: %w", f.ID, store.ErrUnavailable, errClosed)
+	case err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+		return store.Failure{}, false, fmt.Errorf("journal failure %x: %w", f.ID, err)
+	case err != nil:
+		return store.Failure{}, false, err
 	}
-	select {
-	case <-req.done:
-		return req.stored, req.created, req.err
-	case <-ctx.Done():
-		return store.Failure{}, false, fmt.Errorf("journal failure %x: %w", f.ID, ctx.Err())
-	}
+	return res.stored, res.created, nil
 }
 
-// appendLoop is the journal's group commit: it writes every record that is waiting, syncs once,
-// and then answers all of them. During an outage this is what keeps the journal from costing one
-// fsync per Classify call.
-func (s *Store) appendLoop() {
-	defer s.wg.Done()
-	const maxBatch = 256
-	batch := make([]*appendReq, 0, maxBatch)
-	for {
-		var first *appendReq
-		select {
-		case first = <-s.appends:
-		case <-s.quit:
-			// Answer whatever is still queued: with the journal closing it cannot take records.
-			for {
-				select {
-				case r := <-s.appends:
-					r.err = fmt.Errorf("journal failure %x: %w: %w", r.f.ID, store.ErrUnavailable, errClosed)
-					close(r.done)
-				default:
-					return
-				}
-			}
-		}
-		batch = append(batch[:0], first)
-	fill:
-		for len(batch) < maxBatch {
-			select {
-			case r := <-s.appends:
-				batch = append(batch, r)
-			default:
-				break fill
-			}
-		}
-		s.writeBatch(batch)
-		clear(batch)
-	}
-}
+// appender is the journal's group commit worker (package groupcommit): it writes every record
+// that is waiting, syncs once, and then answers all of them. During an outage this is what keeps
+// the journal from costing one fsync per Classify call.
+type appender struct{ s *Store }
+
+func (a appender) Flush(batch []*appendItem) { a.s.writeBatch(batch) }
+func (a appender) Close()                    {}
 
 // writeBatch appends the records of a batch that are new, syncs, and answers every request.
-func (s *Store) writeBatch(batch []*appendReq) {
+func (s *Store) writeBatch(batch []*appendItem) {
 	var (
-		toWrite []*appendReq
+		toWrite []*appendItem
 		size    int64
-		local   = map[[16]byte]*appendReq{}
-		keys    = map[tenantKey]*appendReq{}
-		follow  = map[*appendReq]*appendReq{}
+		local   = map[[16]byte]*appendItem{}
+		keys    = map[tenantKey]*appendItem{}
+		follow  = map[*appendItem]*appendItem{}
 	)
 	s.mu.RLock()
 	room := s.opts.MaxBytes - s.bytes
 	s.mu.RUnlock()
-	for _, r := range batch {
+	for _, it := range batch {
+		r := &it.Value
 		if r.rotate {
 			s.retireActive()
-			close(r.done)
+			it.Answer(appended{}, nil)
 			continue
 		}
 		// Duplicates inside the journal: the same key, or the same ID, answered by the first.
 		if stored, created, err, ok := s.fromPending(r.f); ok {
-			r.stored, r.created, r.err = stored, created, err
-			close(r.done)
+			it.Answer(appended{stored, created}, err)
 			continue
 		}
 		if r.f.IdempotencyKey != "" {
 			if l, ok := keys[tenantKey{r.f.TenantID, r.f.IdempotencyKey}]; ok {
-				follow[r] = l
+				follow[it] = l
 				continue
 			}
 		}
 		if l, ok := local[r.f.ID]; ok {
-			follow[r] = l
+			follow[it] = l
 			continue
 		}
 		if size+int64(len(r.buf)) > room {
-			r.err = fmt.Errorf("journal failure %x: %w: %w (%d bytes)", r.f.ID, store.ErrUnavailable, ErrFull, s.opts.MaxBytes)
-			close(r.done)
+			it.Answer(appended{}, fmt.Errorf("journal failure %x: %w: %w (%d bytes)", r.f.ID, store.ErrUnavailable, ErrFull, s.opts.MaxBytes))
 			continue
 		}
 		size += int64(len(r.buf))
-		local[r.f.ID] = r
+		local[r.f.ID] = it
 		if r.f.IdempotencyKey != "" {
-			keys[tenantKey{r.f.TenantID, r.f.IdempotencyKey}] = r
+			keys[tenantKey{r.f.TenantID, r.f.IdempotencyKey}] = it
 		}
-		toWrite = append(toWrite, r)
+		toWrite = append(toWrite, it)
 	}
 	if len(toWrite) > 0 {
 		err := s.writeAndSync(toWrite, size)
-		for _, r := range toWrite {
+		for _, it := range toWrite {
 			if err != nil {
-				r.err = fmt.Errorf("journal failure %x: %w: %w", r.f.ID, store.ErrUnavailable, err)
+				it.Answer(appended{}, fmt.Errorf("journal failure %x: %w: %w", it.Value.f.ID, store.ErrUnavailable, err))
 			} else {
-				r.stored, r.created = r.f, true
+				it.Answer(appended{it.Value.f, true}, nil)
 			}
-			close(r.done)
 		}
 		if err == nil {
 			s.journaled.Add(uint64(len(toWrite)))
 			s.wake()
 		}
 	}
-	for r, l := range follow {
+	for it, l := range follow {
+		lres, lerr := l.Result()
+		r := &it.Value
 		switch {
-		case l.err != nil:
-			r.err = l.err
-		case r.f.IdempotencyKey != "" && r.f.IdempotencyKey == l.f.IdempotencyKey:
-			r.stored = l.stored
+		case lerr != nil:
+			it.Answer(appended{}, lerr)
+		case r.f.IdempotencyKey != "" && r.f.IdempotencyKey == l.Value.f.IdempotencyKey:
+			it.Answer(appended{lres.stored, false}, nil)
 		default:
-			r.err = fmt.Errorf("journal failure %x: %w: ID already stored", r.f.ID, store.ErrConflict)
+			it.Answer(appended{}, fmt.Errorf("journal failure %x: %w: ID already stored", r.f.ID, store.ErrConflict))
 		}
-		close(r.done)
 	}
 }
 
 // writeAndSync writes records to the active segment, starting a new one when it is full, and
 // syncs. The records become pending only after the sync: nothing is visible, or drained, that a
 // crash could take back.
-func (s *Store) writeAndSync(reqs []*appendReq, size int64) error {
+func (s *Store) writeAndSync(reqs []*appendItem, size int64) error {
 	s.mu.RLock()
 	active, seq := s.active, s.activeSeq
 	activeBytes := int64(0)
@@ -193,7 +163,7 @@ func (s *Store) writeAndSync(reqs []*appendReq, size int64) error {
 	}
 	buf := make([]byte, 0, size)
 	for _, r := range reqs {
-		buf = append(buf, r.buf...)
+		buf = append(buf, r.Value.buf...)
 	}
 	_, err := active.Write(buf)
 	if err == nil {
@@ -208,13 +178,14 @@ func (s *Store) writeAndSync(reqs []*appendReq, size int64) error {
 	}
 	s.mu.Lock()
 	seg := s.segs[seq]
-	for _, r := range reqs {
-		e := &entry{f: r.f, seq: seq}
+	for _, it := range reqs {
+		f := it.Value.f
+		e := &entry{f: f, seq: seq}
 		seg.entries = append(seg.entries, e)
 		seg.left++
-		s.pending[r.f.ID] = e
-		if r.f.IdempotencyKey != "" {
-			s.byKey[tenantKey{r.f.TenantID, r.f.IdempotencyKey}] = e
+		s.pending[f.ID] = e
+		if f.IdempotencyKey != "" {
+			s.byKey[tenantKey{f.TenantID, f.IdempotencyKey}] = e
 		}
 	}
 	seg.bytes += size
