@@ -436,8 +436,8 @@ func (r *Report) Floors() []string {
 
 // Print writes the report as a table, then the floors it misses.
 func (r *Report) Print(w io.Writer) {
+	fmt.Fprintf(w, "%d rounds × %d calls per side per kind\n", r.Rounds, r.Calls)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%d rounds × %d calls per side per kind\t\t\t\t\t\t\t\t\n", r.Rounds, r.Calls)
 	fmt.Fprintln(tw, "transport\toutcome\tdirect p50\tproxy p50\tadded p50\tadded p99\tthroughput\tproxy CPU/msg\t")
 	us := func(d time.Duration) string { return fmt.Sprintf("%.1f µs", float64(d)/1e3) }
 	for _, row := range r.Rows {
