@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,6 +18,7 @@ import (
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
 	"github.com/omcp/toolfailure/mcpfailure"
 	"github.com/omcp/toolfailure/mcpproxy"
+	"github.com/omcp/toolfailure/telemetry"
 )
 
 // proxyFlags are proxy's flags.
@@ -106,6 +108,23 @@ func runProxy(ctx context.Context, f proxyFlags, argv []string, stdout, stderr i
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	// Spans and metrics by the standard OTEL_* variables, off unless asked
+	// for. Over stdio, stdout carries MCP alone: the console exporters,
+	// which write there, would break the session.
+	if f.listen == "" && (strings.EqualFold(os.Getenv("OTEL_TRACES_EXPORTER"), "console") || strings.EqualFold(os.Getenv("OTEL_METRICS_EXPORTER"), "console")) {
+		fmt.Fprintln(stderr, "toolfailure proxy: the console exporters write to stdout, which carries MCP over stdio: use otlp, or --listen")
+		return 2
+	}
+	sdk, err := telemetry.Setup(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolfailure proxy:", err)
+		return 2
+	}
+	defer func() {
+		flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = sdk.Shutdown(flushCtx)
+	}()
 	p, err := mcpproxy.New(mcpproxy.Config{
 		Classifier:      classifier,
 		Unavailable:     unavailable,

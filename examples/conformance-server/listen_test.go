@@ -1,9 +1,11 @@
 package main_test
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -39,5 +41,18 @@ func TestListenFlags(t *testing.T) {
 	}
 	if code := post("Bearer a-listen-token"); code != http.StatusServiceUnavailable {
 		t.Errorf("a second session with --max-sessions 1: %d, want 503", code)
+	}
+}
+
+// TestProxyConsoleExporterRefusedOverStdio: over stdio, stdout carries MCP
+// alone, so the proxy refuses OpenTelemetry's console exporters, which would
+// write spans into the session, instead of breaking it.
+func TestProxyConsoleExporterRefusedOverStdio(t *testing.T) {
+	cmd := exec.Command(toolfailureBin, "proxy", serverBin, "--plain")
+	cmd.Env = append(os.Environ(), "OTEL_TRACES_EXPORTER=console")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "console exporters write to stdout") {
+		t.Fatalf("proxy with OTEL_TRACES_EXPORTER=console over stdio: %v\n%s", err, out)
 	}
 }
