@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/classwire"
 	"github.com/omcp/toolfailure/mcpfailure"
 )
 
@@ -205,7 +206,7 @@ func (s *session) classifyProtocolError(ctx context.Context, c *call, resp *json
 	s.log.Info("toolfailure proxy: the upstream answered a tool call with a JSON-RPC error; passed on unchanged and recorded",
 		slog.String("tool", c.tool),
 		slog.Int64("code", werr.Code),
-		slog.String("class", strings.ToLower(strings.TrimPrefix(tf.GetClass().String(), "CLASS_"))),
+		slog.String("class", classwire.Word(tf.GetClass())),
 		slog.String("failureCode", tf.GetCode()),
 		slog.String("correlationId", tf.GetCorrelationId()))
 }
