@@ -20,7 +20,7 @@ import (
 // Bounds on what one pattern contributes: enough phrases to cover its
 // vocabulary, not so many that one long alternation outweighs the corpus.
 const (
-	maxPhrasesPerRule = 24
+	maxPhrasesPerRule = 48
 	maxExpansion      = 256 // strings one sub-pattern may expand to
 	minPhraseLetters  = 4
 )
