@@ -15,8 +15,9 @@ package classify
 // smtpReply is what parseSMTP found: the basic reply code (0 when absent)
 // and the enhanced status code class.subject.detail (class 0 when absent).
 type smtpReply struct {
-	basic                  int
-	class, subject, detail int
+	basic          uint16
+	detail         uint16
+	class, subject uint8
 }
 
 // smtpScanBytes is how much of a message is searched for a reply: the
@@ -49,10 +50,10 @@ func parseSMTP(msg, typ string) (smtpReply, bool) {
 		if !ok || !smtpTokenEnd(msg, end) || subject > 7 {
 			continue
 		}
-		r := smtpReply{class: int(c - '0'), subject: subject, detail: detail}
+		r := smtpReply{class: c - '0', subject: uint8(subject), detail: uint16(detail)}
 		if i >= 4 && (msg[i-1] == ' ' || msg[i-1] == '-') {
-			if b, ok := smtpBasicAt(msg, i-4); ok && b/100 == r.class {
-				r.basic = b
+			if b, ok := smtpBasicAt(msg, i-4); ok && b/100 == int(r.class) {
+				r.basic = uint16(b)
 				return r, true
 			}
 		}
@@ -63,12 +64,14 @@ func parseSMTP(msg, typ string) (smtpReply, bool) {
 	if lone.class != 0 && mentions(msg, typ, mailWords) {
 		return lone, true
 	}
-	if !mentions(msg, typ, smtpWords) {
-		return smtpReply{}, false
-	}
 	for i := 0; i+3 <= len(msg); i++ {
 		if b, ok := smtpBasicAt(msg, i); ok && smtpCodeStart(msg, i) && smtpCodeEnd(msg, i+3) && !afterHTTPWord(msg, i) {
-			return smtpReply{basic: b}, true
+			// Only now look for the words: most messages hold no
+			// such code, and those pay nothing more than the scan.
+			if mentions(msg, typ, smtpWords) {
+				return smtpReply{basic: uint16(b)}, true
+			}
+			return smtpReply{}, false
 		}
 	}
 	return smtpReply{}, false
@@ -202,9 +205,9 @@ func ruleSMTP(s *signals) (kind, bool) {
 	if !s.hasSMTP {
 		return kNone, false
 	}
-	class := r.class
+	class := int(r.class)
 	if class == 0 {
-		class = r.basic / 100
+		class = int(r.basic / 100)
 	}
 	switch class {
 	case 4:
@@ -214,7 +217,7 @@ func ruleSMTP(s *signals) (kind, bool) {
 		return kNone, false
 	}
 	if r.class == 5 {
-		if k := smtpEnhancedKind(r.subject, r.detail); k != kNone {
+		if k := smtpEnhancedKind(int(r.subject), int(r.detail)); k != kNone {
 			return k, true
 		}
 	}
@@ -229,12 +232,12 @@ func ruleSMTP(s *signals) (kind, bool) {
 		// Security or policy status: a refusal by policy, unless the
 		// basic code asks for authentication (530, 535) or a stronger
 		// mechanism (534, 538).
-		if k := smtpBasicKind(r.basic); k == kAuth || k == kSetup {
+		if k := smtpBasicKind(int(r.basic)); k == kAuth || k == kSetup {
 			return k, true
 		}
 		return kPolicy, true
 	}
-	if k := smtpBasicKind(r.basic); k != kNone {
+	if k := smtpBasicKind(int(r.basic)); k != kNone {
 		return k, true
 	}
 	return kNone, false
