@@ -37,7 +37,9 @@ var trustedRules = func() []bool {
 	for i := range ruleIndex("baseline/vendor-code") {
 		t[i] = true
 	}
-	for _, id := range []string{"baseline/db-error-code", "baseline/exception-type"} {
+	// An SMTP reply is the mail server's own statement of whether to
+	// retry (RFC 5321): the text does not overrule it.
+	for _, id := range []string{"baseline/smtp-reply", "baseline/db-error-code", "baseline/exception-type"} {
 		t[ruleIndex(id)] = true
 	}
 	return t

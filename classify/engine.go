@@ -33,7 +33,7 @@ const MinModelWords = 5
 // cross-validation.
 const (
 	DefaultModelOverride     = 0.8
-	DefaultModelWeakOverride = 0.7
+	DefaultModelWeakOverride = 0.6
 	DefaultModelCodeOverride = 0.7
 )
 
@@ -95,6 +95,24 @@ func kindOfCode(class Class, code string) kind {
 		return kUnavailable
 	}
 	return kUnknown
+}
+
+// WithOverrides returns a copy of e with other probabilities for the
+// model to overrule a rule: the class of any untrusted rule, the class
+// of a weak rule, and the code of a weak rule within its class (see
+// DefaultModelOverride). For measuring them with cross-validation.
+func (e *Engine) WithOverrides(override, weak, code float32) *Engine {
+	c := *e
+	c.override, c.weakOverride, c.codeOverride = override, weak, code
+	return &c
+}
+
+// WithThreshold returns a copy of e with another class-probability
+// threshold for the model to decide alone.
+func (e *Engine) WithThreshold(t float32) *Engine {
+	c := *e
+	c.threshold = t
+	return &c
 }
 
 var defaultEngine = sync.OnceValue(func() *Engine {

@@ -40,6 +40,9 @@ const (
 	kSetup
 	kStorageFull
 
+	// Reliability, after the others so that adding it kept their numbers.
+	kDeferred // a mail server's transient reply (SMTP 4xx): not accepted, try later
+
 	kindCount
 )
 
@@ -77,6 +80,8 @@ var kindTable = [kindCount]kindInfo{
 	kBilling:     {Governance, CodeUserActionRequired, false, "The account's quota, plan or billing does not allow this call. Ask the user to check their plan or billing; retrying will not help."},
 	kSetup:       {Governance, CodeUserActionRequired, false, "The account or service needs setting up by the user before this can work. Tell the user what is needed, then call again once it is done."},
 	kStorageFull: {Governance, CodeUserActionRequired, false, "The storage is full or over quota. Ask the user to free space or raise the quota, then call again."},
+
+	kDeferred: {Reliability, CodeRetryableTransient, true, "The receiving server deferred the request for now and asked for it to be sent again later."},
 }
 
 // guidance writes the agent guidance for a kind. It never includes text from

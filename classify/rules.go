@@ -10,7 +10,8 @@ import "strings"
 //     Slack's ok:false).
 //  2. Specific vendor error codes, which overrule a status code: AWS
 //     throttles with HTTP 400, and OpenAI reports an exhausted billing
-//     quota as HTTP 429.
+//     quota as HTTP 429. Then an SMTP reply, whose first digit is the mail
+//     server's own verdict on retrying.
 //  3. Protocol status codes (HTTP, gRPC, JSON-RPC). Ambiguous statuses are
 //     first refined by what the message says: a 403 whose message says
 //     "rate limit" is a rate limit, a 400 whose message says "token
@@ -34,6 +35,7 @@ var baselineRules = []rule{
 	{"baseline/jsonrpc-data-code", "a server-defined JSON-RPC error (-32000 to -32099) whose data carries a code", ruleJSONRPCData},
 	{"baseline/slack-error", "a Slack Web API body: ok:false with an error code, sent with HTTP 200", ruleSlack},
 	{"baseline/vendor-code", "a specific error code in the body or type (ThrottlingException, insufficient_quota, content_policy_violation, …)", ruleVendorCode},
+	{"baseline/smtp-reply", "an SMTP reply code (4xx transient, 5xx permanent) and its enhanced status code (RFC 3463: 4.7.1, 5.1.1, …) in the message", ruleSMTP},
 	{"baseline/http-status-text", "an ambiguous HTTP status (400, 403, 409, 422, 429, 500, 2xx) refined by what the message says", ruleHTTPText},
 	{"baseline/http-status", "the HTTP status code", ruleHTTP},
 	{"baseline/grpc-status-text", "an ambiguous gRPC status (UNKNOWN, INVALID_ARGUMENT, PERMISSION_DENIED, RESOURCE_EXHAUSTED, INTERNAL, …) refined by the message", ruleGRPCText},

@@ -28,6 +28,9 @@ type signals struct {
 	codes []string
 	// sqlstate is a SQLSTATE found in Details or the message.
 	sqlstate string
+	// smtp is the SMTP reply the message carries, if hasSMTP.
+	smtp    smtpReply
+	hasSMTP bool
 
 	// text is the message, the message-like strings of Details, and the
 	// codes and type split into words: lower case, URLs removed, every run
@@ -89,6 +92,7 @@ func newSignals(in *Input, now time.Time) *signals {
 	s.codes = w.codes
 	s.sqlstate = w.sqlstate
 	s.detailTexts = w.texts
+	s.smtp, s.hasSMTP = parseSMTP(e.Message, typ)
 	s.deriveStatuses(&w)
 
 	// Size the text once: the normalized text is about as long as its parts.
@@ -132,7 +136,8 @@ func (s *signals) deriveStatuses(w *walker) {
 			s.http, s.hasHTTP = v, true
 		} else if w.http != 0 {
 			s.http, s.hasHTTP = w.http, true
-		} else if v, ok := httpFromMessage(e.Message); ok {
+		} else if v, ok := httpFromMessage(e.Message); ok && !s.hasSMTP {
+			// An SMTP reply's code is not an HTTP status (smtp.go).
 			s.http, s.hasHTTP = v, true
 		} else if str, ok := e.Details.(string); ok {
 			if v, ok := httpFromHTMLTitle(str); ok {

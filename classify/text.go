@@ -261,7 +261,12 @@ var textSets = [setCount]phraseSet{
 		" role does not", " not enough permissions", " permission to", " read only user",
 		" read only access", " write access", " read access", " is read only",
 		" requires elevation",
-	}, patterns: []*regexp.Regexp{re(` only (?:the )?(?:[a-z]+ ){0,2}(?:admins|administrators|owners|owner|moderators|maintainers) (?:can|may|are)`)}},
+	}, patterns: []*regexp.Regexp{
+		re(` only (?:the )?(?:[a-z]+ ){0,2}(?:admins|administrators|owners|owner|moderators|maintainers) (?:can|may|are)`),
+		// A database that knows the user but not the grant: "not
+		// authorized on admin to execute command" (MongoDB's wording).
+		re(` not authori[sz]ed on (?:[a-z0-9]+ ){1,4}to (?:execute|run|perform|access|read|write)`),
+	}},
 	tAuthWeak: {kind: kAuth, phrases: []string{" unauthori", " authentication", " credentials", " 401 "}},
 	tDNS: {kind: kDNS, phrases: []string{
 		" enotfound", " eai again", " eai noname", " getaddrinfo", " no such host",

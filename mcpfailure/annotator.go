@@ -7,11 +7,13 @@ import (
 	"log/slog"
 	"maps"
 	"math"
+	"reflect"
 	"regexp"
 	"sync/atomic"
 	"time"
 
 	"connectrpc.com/connect/v2"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -43,6 +45,12 @@ type AnnotatorConfig struct {
 	Annotations func(ctx context.Context, tool string) *mcp.ToolAnnotations
 	// Logger receives one warning per miss. Nil means slog.Default().
 	Logger *slog.Logger
+	// Telemetry records each request the middleware serves as an MCP server
+	// span and in mcp.server.operation.duration, and makes the span the
+	// parent of the failure's Classify call. Nil means NewTelemetry on the
+	// global providers, which cost next to nothing until a program installs
+	// an OpenTelemetry SDK.
+	Telemetry *Telemetry
 }
 
 // Annotator attaches the toolFailure key to failed tool results. Install
@@ -91,6 +99,13 @@ func NewAnnotator(cfg AnnotatorConfig) (*Annotator, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.Telemetry == nil {
+		t, err := NewTelemetry(TelemetryConfig{})
+		if err != nil {
+			return nil, fmt.Errorf("mcpfailure: %w", err)
+		}
+		cfg.Telemetry = t
+	}
 	return &Annotator{cfg: cfg}, nil
 }
 
@@ -115,26 +130,78 @@ func (a *Annotator) Stats() Stats {
 // sent, after any middleware that rewrites results.
 func (a *Annotator) Middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		result, err := next(ctx, method, req)
-		if err != nil || method != "tools/call" {
-			return result, err
-		}
-		res, ok := result.(*mcp.CallToolResult)
-		if !ok || res == nil || !res.IsError {
-			return result, err
-		}
-		call, ok := req.(*mcp.CallToolRequest)
-		if !ok || call.Params == nil {
-			return result, err
-		}
-		var annotations func(context.Context, string) *mcp.ToolAnnotations
-		if a.cfg.Annotations == nil && call.Session != nil {
-			annotations = func(ctx context.Context, tool string) *mcp.ToolAnnotations {
-				return annotationsFromServer(ctx, next, call.Session, tool)
-			}
-		}
-		return a.annotate(ctx, call.Params.Name, call.Params.Meta, annotations, res), nil
+		ctx, op := a.cfg.Telemetry.Start(ctx, operationInfo(method, req))
+		result, err := a.serve(ctx, next, method, req)
+		op.End(ctx, outcomeOf(result, err))
+		return result, err
 	}
+}
+
+func (a *Annotator) serve(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
+	result, err := next(ctx, method, req)
+	if err != nil || method != "tools/call" {
+		return result, err
+	}
+	res, ok := result.(*mcp.CallToolResult)
+	if !ok || res == nil || !res.IsError {
+		return result, err
+	}
+	call, ok := req.(*mcp.CallToolRequest)
+	if !ok || call.Params == nil {
+		return result, err
+	}
+	var annotations func(context.Context, string) *mcp.ToolAnnotations
+	if a.cfg.Annotations == nil && call.Session != nil {
+		annotations = func(ctx context.Context, tool string) *mcp.ToolAnnotations {
+			return annotationsFromServer(ctx, next, call.Session, tool)
+		}
+	}
+	return a.annotate(ctx, call.Params.Name, call.Params.Meta, annotations, res), nil
+}
+
+// operationInfo reads what the conventions record from a request.
+func operationInfo(method string, req mcp.Request) OperationInfo {
+	info := OperationInfo{Method: method}
+	// A request without params (notifications/initialized, say) holds a
+	// typed nil, whose GetMeta would dereference it.
+	if p := req.GetParams(); p != nil {
+		if v := reflect.ValueOf(p); v.Kind() != reflect.Pointer || !v.IsNil() {
+			info.RequestMeta = p.GetMeta()
+		}
+	}
+	if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil {
+		info.Tool = call.Params.Name
+	}
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+		info.SessionID = ss.ID()
+		if ip := ss.InitializeParams(); ip != nil {
+			info.ProtocolVersion = ip.ProtocolVersion
+		}
+	}
+	if v, ok := info.RequestMeta[mcp.MetaKeyProtocolVersion].(string); ok && info.ProtocolVersion == "" {
+		info.ProtocolVersion = v // the stateless protocol says it on every request
+	}
+	return info
+}
+
+// outcomeOf reads how a request ended, for its span and metric.
+func outcomeOf(result mcp.Result, err error) Outcome {
+	if err != nil {
+		var werr *jsonrpc.Error
+		if errors.As(err, &werr) {
+			return Outcome{JSONRPCCode: werr.Code}
+		}
+		return Outcome{Err: err}
+	}
+	res, ok := result.(*mcp.CallToolResult)
+	if !ok || res == nil || !res.IsError {
+		return Outcome{}
+	}
+	out := Outcome{ToolError: true}
+	if tf, present, err := Parse(res); present && err == nil {
+		out.Failure = &tf
+	}
+	return out
 }
 
 // Annotate returns res with the toolFailure key attached when res is an
@@ -178,7 +245,7 @@ func (a *Annotator) annotate(ctx context.Context, tool string, requestMeta map[s
 		Tool:        tool,
 		Server:      a.cfg.Server,
 		Error:       rawError(res),
-		Traceparent: Traceparent(requestMeta),
+		Traceparent: classifyTraceparent(ctx, requestMeta),
 		OccurredAt:  timestamppb.New(start),
 	}
 	if annotations == nil {
@@ -204,6 +271,16 @@ func (a *Annotator) annotate(ctx context.Context, tool string, requestMeta map[s
 	}
 	a.miss(ctx, tool, start, err)
 	return res
+}
+
+// classifyTraceparent is the trace context the Classify call carries: the
+// MCP server span in ctx when there is one, so that the service's Classify
+// span is its child; else the caller's, from the request's _meta.
+func classifyTraceparent(ctx context.Context, requestMeta map[string]any) string {
+	if tp := spanTraceparent(ctx); tp != "" {
+		return tp
+	}
+	return Traceparent(requestMeta)
 }
 
 func (a *Annotator) miss(ctx context.Context, tool string, start time.Time, err error) {

@@ -64,6 +64,12 @@ func ProtocolFailure(err *jsonrpc.Error, now time.Time) (tf ToolFailure, ok bool
 	return ToolFailure{}, false
 }
 
+// maxRetryDelay bounds every retry hint: a longer one is no hint at all.
+// Without the bound a huge value overflows time.Duration and turns into a
+// delay in the past, that is, an immediate retry against a server that
+// asked for the opposite.
+const maxRetryDelay = 365 * 24 * time.Hour
+
 // retryDelay finds a retry hint in JSON-RPC error data. Delays are clamped
 // at zero: a hint in the past means "now", not an error.
 func retryDelay(data json.RawMessage, now time.Time) (time.Duration, bool) {
@@ -77,12 +83,15 @@ func retryDelay(data json.RawMessage, now time.Time) (time.Duration, bool) {
 	seconds := func(v any) (time.Duration, bool) {
 		switch x := v.(type) {
 		case float64:
-			if x < 0 || math.IsInf(x, 0) || x > 365*24*3600 {
+			if x < 0 || math.IsInf(x, 0) || x > maxRetryDelay.Seconds() {
 				return 0, false
 			}
 			return time.Duration(x * float64(time.Second)), true
 		case string:
 			if n, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
+				if math.IsNaN(n) || math.IsInf(n, 0) || n > maxRetryDelay.Seconds() {
+					return 0, false
+				}
 				return time.Duration(max(n, 0) * float64(time.Second)), true
 			}
 			if t, err := http.ParseTime(x); err == nil {
@@ -94,13 +103,13 @@ func retryDelay(data json.RawMessage, now time.Time) (time.Duration, bool) {
 	if d, ok := seconds(obj["retryAfter"]); ok {
 		return d, true
 	}
-	if ms, ok := obj["retryAfterMs"].(float64); ok && ms >= 0 {
+	if ms, ok := obj["retryAfterMs"].(float64); ok && ms >= 0 && ms <= float64(maxRetryDelay.Milliseconds()) {
 		return time.Duration(ms) * time.Millisecond, true
 	}
 	if d, ok := seconds(obj["retry_after"]); ok {
 		return d, true
 	}
-	if ms, ok := obj["retryNotBefore"].(float64); ok && ms >= 0 {
+	if ms, ok := obj["retryNotBefore"].(float64); ok && ms >= 0 && ms <= float64(now.Add(maxRetryDelay).UnixMilli()) {
 		return max(time.UnixMilli(int64(ms)).Sub(now), 0), true
 	}
 	return 0, false

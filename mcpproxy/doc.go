@@ -23,9 +23,8 @@
 //
 //   - Every result would be decoded into the SDK's types and encoded again.
 //     Fields the SDK does not model (a newer protocol's, a vendor's) would be
-//     lost, numbers and key order could change, and the promise that a
-//     successful result reaches the client exactly as the server wrote it
-//     could not be kept.
+//     lost, and numbers and key order could change: a successful result
+//     would no longer reach the client as the server wrote it.
 //   - Every method, notification and capability would have to be declared
 //     twice, and the proxy would lag behind every new protocol version: what
 //     it does not declare, it drops. The two SDK sessions would also each
@@ -55,8 +54,30 @@
 //     cancellation is not recorded as a tool failure.
 //
 // Successful results, and everything else, are written out as they were
-// read. The only change is framing: a stdio line or an SSE event is
-// re-encoded by the SDK's transport without insignificant whitespace.
+// read, in the SDK's encoding of a jsonrpc.Message: params and result keep
+// their bytes (less the whitespace between tokens), an error is written
+// code, message, data, and the envelope is written anew in JSON-RPC's
+// order, without members JSON-RPC does not define. TestWhatIsKept pins
+// this down, and the README says it.
+//
+// # Fail-open
+//
+// A proxy without a service (Config.Classifier nil: no key was given)
+// relays everything unchanged; so does one whose service is misconfigured
+// or away. Either way it says so once on its log, and once per session to
+// the client as a log message, so that a proxy that does not do its job is
+// not invisible. CheckService makes an authenticated no-op call at start-up
+// and names the exact problem. The proxy's own transport errors (an
+// upstream that cannot be reached, a stream that broke) are JSON-RPC errors
+// of the proxy's, never recorded as failures of the tool.
+//
+// # Message size
+//
+// One message may be up to Config.MaxMessageBytes, from either side. Past
+// it only that message fails: the stdio transports here (Command, Stdio)
+// and HTTPUpstream turn an oversized answer into an error answer to its
+// call and refuse an oversized request, where the SDK's transports end the
+// whole session.
 //
 // # The failed result
 //
@@ -98,12 +119,12 @@
 //
 // # Transports
 //
-// Upstreams: Command starts a child process (mcp.CommandTransport with the
-// child's stderr passed through); HTTPUpstream speaks streamable HTTP,
+// Upstreams: Command starts a child process (with the child's stderr
+// passed through); HTTPUpstream speaks streamable HTTP,
 // using the SDK's client transport plus the two things a raw relay has to
 // add itself, the protocol version header and the standalone GET stream.
 //
-// Clients: any mcp.Transport for stdio (mcp.StdioTransport, mcp.IOTransport),
+// Clients: Stdio, or any mcp.Transport (mcp.StdioTransport, mcp.IOTransport),
 // or Handler for streamable HTTP. The SDK's StreamableHTTPHandler cannot be
 // used, because it dispatches to an *mcp.Server; Handler implements the
 // server side of the transport for a relay, with one upstream per session.

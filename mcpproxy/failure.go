@@ -12,10 +12,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/classwire"
 	"github.com/omcp/toolfailure/mcpfailure"
 )
 
@@ -40,35 +42,39 @@ func isErrorResult(result json.RawMessage) bool {
 // the result goes out unchanged.
 func (s *session) annotateAndSend(ctx context.Context, c *call, resp *jsonrpc.Response) {
 	defer s.work.Done()
-	ctx = context.WithoutCancel(ctx)
+	// The call's span goes along, so that the Classify call is its child.
+	ctx = trace.ContextWithSpan(context.WithoutCancel(ctx), trace.SpanFromContext(c.opCtx))
 	out := resp
-	if result, ok := s.annotate(ctx, c, resp.Result); ok {
+	outcome := mcpfailure.Outcome{ToolError: true}
+	if result, failure, ok := s.annotate(ctx, c, resp.Result); ok {
 		out = &jsonrpc.Response{ID: resp.ID, Result: result}
+		outcome.Failure = failure
 	}
+	c.end(outcome)
 	wctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
 	s.toClient(wctx, out)
 }
 
-func (s *session) annotate(ctx context.Context, c *call, raw json.RawMessage) (json.RawMessage, bool) {
+func (s *session) annotate(ctx context.Context, c *call, raw json.RawMessage) (json.RawMessage, *mcpfailure.ToolFailure, bool) {
 	members, err := objectMembers(raw)
 	if err != nil {
 		s.log.Warn("toolfailure proxy: failed tool result is not a JSON object; sent unchanged", slog.String("tool", c.tool), slog.Any("error", err))
-		return nil, false
+		return nil, nil, false
 	}
 	if meta, ok := lookup(members, "_meta"); ok {
 		if metaMembers, err := objectMembers(meta); err == nil {
 			if _, tagged := lookup(metaMembers, mcpfailure.MetaKey); tagged {
 				// The server classified the failure itself; its logs know
 				// that correlation ID, so the result stays exactly as it is.
-				return nil, false
+				return nil, nil, false
 			}
 		}
 	}
 	a, err := s.annotatorFor()
 	if err != nil {
 		s.log.Error("toolfailure proxy: no annotator", slog.Any("error", err))
-		return nil, false
+		return nil, nil, false
 	}
 
 	// One budget for the whole detour: the annotations lookup and Classify.
@@ -80,19 +86,23 @@ func (s *session) annotate(ctx context.Context, c *call, raw json.RawMessage) (j
 	res := decodeResult(raw)
 	annotated := a.Annotate(bctx, c.tool, c.meta, annotations, res)
 	if annotated == res {
-		return nil, false // a miss; the Annotator logged and counted it
+		return nil, nil, false // a miss; the Annotator logged and counted it
 	}
 	obj, err := marshalJSON(annotated.Meta[mcpfailure.MetaKey])
 	if err != nil {
 		s.log.Error("toolfailure proxy: cannot encode the toolFailure object", slog.Any("error", err))
-		return nil, false
+		return nil, nil, false
 	}
 	out, err := withMetaKey(members, mcpfailure.MetaKey, obj)
 	if err != nil {
 		s.log.Error("toolfailure proxy: cannot add the toolFailure key", slog.Any("error", err))
-		return nil, false
+		return nil, nil, false
 	}
-	return out, true
+	var failure *mcpfailure.ToolFailure
+	if tf, present, err := mcpfailure.Parse(annotated); present && err == nil {
+		failure = &tf
+	}
+	return out, failure, true
 }
 
 // annotatorFor returns the session's Annotator, made on first use so that
@@ -104,6 +114,7 @@ func (s *session) annotatorFor() (*mcpfailure.Annotator, error) {
 			Server:     s.label(),
 			Budget:     s.p.cfg.Budget,
 			Logger:     s.log,
+			Telemetry:  s.p.cfg.Telemetry,
 		})
 	})
 	return s.annotator, s.annotatorErr
@@ -195,7 +206,7 @@ func (s *session) classifyProtocolError(ctx context.Context, c *call, resp *json
 	s.log.Info("toolfailure proxy: the upstream answered a tool call with a JSON-RPC error; passed on unchanged and recorded",
 		slog.String("tool", c.tool),
 		slog.Int64("code", werr.Code),
-		slog.String("class", strings.ToLower(strings.TrimPrefix(tf.GetClass().String(), "CLASS_"))),
+		slog.String("class", classwire.Word(tf.GetClass())),
 		slog.String("failureCode", tf.GetCode()),
 		slog.String("correlationId", tf.GetCorrelationId()))
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -37,9 +38,19 @@ var ErrUpstreamClosed = errors.New("upstream MCP server closed the connection")
 
 // Config configures a Proxy.
 type Config struct {
-	// Classifier is the toolfailure service (ClassifierService.Classify);
-	// required. mcpfailure.NewClassifierClient builds one.
+	// Classifier is the toolfailure service (ClassifierService.Classify).
+	// mcpfailure.NewClassifierClient builds one. Nil means the proxy has no
+	// service (no key was given, say): it relays every message unchanged,
+	// which is what the client would see without it, and says once why it
+	// is not annotating (see Unavailable). A proxy that refused to start
+	// would take the MCP server down with it.
 	Classifier mcpfailure.Classifier
+	// Unavailable says why Classifier is nil, for that warning ("no API key:
+	// set TOOLFAILURE_KEY"). Ignored when Classifier is set.
+	Unavailable string
+	// ServiceURL is where Classifier goes, for CheckService and for the
+	// messages that name the service. Optional.
+	ServiceURL string
 	// Server is the label failures are reported under (ClassifyRequest.server).
 	// Empty means the name the upstream gives in its initialize result
 	// (serverInfo.name), which is what an operator knows the server by.
@@ -50,6 +61,17 @@ type Config struct {
 	// ShutdownGrace bounds how long Relay waits for answers to calls in flight
 	// after the client stopped sending. Zero means DefaultShutdownGrace.
 	ShutdownGrace time.Duration
+	// MaxMessageBytes bounds one JSON-RPC message the proxy reads, from the
+	// client or the upstream. A message over it fails alone: an answer
+	// becomes an error answer to its call, a request is refused with an
+	// error; the session goes on. Zero means DefaultMaxMessageBytes.
+	MaxMessageBytes int
+	// Telemetry records each tools/call the proxy relays as an MCP server
+	// span and in mcp.server.operation.duration, as the Go middleware does,
+	// with the JSON-RPC request ID the middleware cannot see; a failure's
+	// Classify call is the span's child. Nil means mcpfailure.NewTelemetry
+	// on the global OpenTelemetry providers.
+	Telemetry *mcpfailure.Telemetry
 	// Logger receives misses, JSON-RPC tool errors and upstream failures. Nil
 	// means slog.Default(). In stdio mode it must not write to stdout.
 	Logger *slog.Logger
@@ -60,18 +82,26 @@ type Config struct {
 // number of sessions at once.
 type Proxy struct {
 	cfg Config
+
+	// warning, once set, is why the proxy does not (or cannot) annotate;
+	// it is logged once and sent to each client session once.
+	warnOnce sync.Once
+	warning  atomic.Pointer[string]
 }
 
 // New checks cfg and returns a Proxy.
 func New(cfg Config) (*Proxy, error) {
-	if cfg.Classifier == nil {
-		return nil, errors.New("mcpproxy: Config.Classifier is required")
-	}
 	if cfg.Budget < 0 {
 		return nil, fmt.Errorf("mcpproxy: Config.Budget %v is negative", cfg.Budget)
 	}
 	if cfg.Budget == 0 {
 		cfg.Budget = mcpfailure.DefaultBudget
+	}
+	if cfg.MaxMessageBytes < 0 {
+		return nil, fmt.Errorf("mcpproxy: Config.MaxMessageBytes %d is negative", cfg.MaxMessageBytes)
+	}
+	if cfg.MaxMessageBytes == 0 {
+		cfg.MaxMessageBytes = DefaultMaxMessageBytes
 	}
 	if cfg.ShutdownGrace <= 0 {
 		cfg.ShutdownGrace = DefaultShutdownGrace
@@ -79,7 +109,45 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Proxy{cfg: cfg}, nil
+	if cfg.Telemetry == nil {
+		t, err := mcpfailure.NewTelemetry(mcpfailure.TelemetryConfig{})
+		if err != nil {
+			return nil, fmt.Errorf("mcpproxy: %w", err)
+		}
+		cfg.Telemetry = t
+	}
+	p := &Proxy{cfg: cfg}
+	if cfg.Classifier == nil {
+		p.warn(p.unavailable())
+	}
+	return p, nil
+}
+
+func (p *Proxy) unavailable() string {
+	why := p.cfg.Unavailable
+	if why == "" {
+		why = "no toolfailure service is configured"
+	}
+	return why
+}
+
+// warn records why failed results will go out unannotated and says so, once
+// per proxy, loudly: the relay goes on regardless, so nothing else would
+// show that the proxy is not doing its job.
+func (p *Proxy) warn(why string) {
+	p.warnOnce.Do(func() {
+		msg := "toolfailure proxy: NOT annotating failed tool results, relaying every message unchanged: " + why
+		p.warning.Store(&msg)
+		p.cfg.Logger.Error(msg)
+	})
+}
+
+// Warning returns the warning the proxy gave about not annotating, or "".
+func (p *Proxy) Warning() string {
+	if w := p.warning.Load(); w != nil {
+		return *w
+	}
+	return ""
 }
 
 // Relay connects client (the transport facing the MCP client, such as
@@ -96,7 +164,7 @@ func New(cfg Config) (*Proxy, error) {
 // waiting for has been answered with a JSON-RPC error (CodeConnectionClosed)
 // that says why, before the client connection was closed.
 func (p *Proxy) Relay(ctx context.Context, client, upstream mcp.Transport) error {
-	up, err := upstream.Connect(ctx)
+	up, err := p.withLimit(upstream).Connect(ctx)
 	if err != nil {
 		return fmt.Errorf("connect to upstream MCP server: %w", err)
 	}
@@ -121,6 +189,7 @@ func (p *Proxy) relay(parent context.Context, client, upstream mcp.Connection) e
 		upstreamGone: make(chan struct{}),
 		drained:      make(chan struct{}, 1),
 	}
+	s.limitMessages(client, upstream)
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 
@@ -174,6 +243,17 @@ func (p *Proxy) relay(parent context.Context, client, upstream mcp.Connection) e
 	return err
 }
 
+// withLimit gives an HTTPUpstream without a message limit of its own the
+// proxy's, on a copy: the caller's transport is not changed.
+func (p *Proxy) withLimit(t mcp.Transport) mcp.Transport {
+	if h, ok := t.(*HTTPUpstream); ok && h.MaxMessageBytes == 0 {
+		c := *h
+		c.MaxMessageBytes = p.cfg.MaxMessageBytes
+		return &c
+	}
+	return t
+}
+
 // drain waits, after the client stopped sending, until no forwarded call is
 // waiting for its answer, the grace period is over, or the upstream ends.
 func (s *session) drain(ctx context.Context, fromUpstream chan error) (upErr error, upstreamEnded bool) {
@@ -202,11 +282,14 @@ func (s *session) drain(ctx context.Context, fromUpstream chan error) (upErr err
 // upstreamError explains why the upstream ended: the read error, and what
 // closing it said (for a child process, its exit status).
 func upstreamError(readErr, closeErr error) error {
+	// The read error first: it is what happened. Closing a connection that
+	// already failed fails again (an HTTP upstream's DELETE, say), which says
+	// nothing new; a child's exit status comes with a plain EOF.
 	switch {
+	case readErr != nil && readErr != io.EOF: // a wrapped EOF has more to say
+		return fmt.Errorf("%w: %v", ErrUpstreamClosed, readErr)
 	case closeErr != nil && !errors.Is(closeErr, io.EOF):
 		return fmt.Errorf("%w (%v)", ErrUpstreamClosed, closeErr)
-	case readErr != nil && !errors.Is(readErr, io.EOF):
-		return fmt.Errorf("%w: %v", ErrUpstreamClosed, readErr)
 	default:
 		return ErrUpstreamClosed
 	}
@@ -230,10 +313,17 @@ type session struct {
 	// tools holds the annotations of every tool seen in a tools/list answer
 	// (nil for a tool without any). toolsComplete says a whole listing was
 	// seen since the last list_changed, so a missing name is really missing.
-	tools         map[string]*mcp.ToolAnnotations
-	toolsComplete bool
-	serverName    string
-	initialized   bool
+	tools           map[string]*mcp.ToolAnnotations
+	toolsComplete   bool
+	serverName      string
+	protocolVersion string
+	initialized     bool
+	// logging says the upstream declared the logging capability, so the
+	// client accepts notifications/message in this session; logLevel is
+	// the level the client asked for with logging/setLevel, if any.
+	logging  bool
+	logLevel string
+	warned   bool
 
 	annotatorOnce sync.Once
 	annotator     *mcpfailure.Annotator
@@ -252,6 +342,16 @@ type call struct {
 	tool   string         // tools/call: params.name
 	meta   map[string]any // tools/call: params._meta
 	cursor bool           // tools/list: a later page was asked for
+	// tools/call: its span, and a context that carries it
+	op    *mcpfailure.Operation
+	opCtx context.Context
+}
+
+// end ends the call's span, if it has one.
+func (c *call) end(out mcpfailure.Outcome) {
+	if c != nil && c.op != nil {
+		c.op.End(c.opCtx, out)
+	}
 }
 
 // fromClient forwards everything the client sends to the upstream, noting
@@ -265,6 +365,7 @@ func (s *session) fromClient(ctx context.Context) error {
 		if req, ok := msg.(*jsonrpc.Request); ok {
 			if req.IsCall() {
 				s.track(req)
+				s.tellWarning(ctx, req)
 			} else {
 				s.observeClientNotification(req)
 			}
@@ -308,10 +409,22 @@ func (s *session) fromUpstream(ctx context.Context) error {
 						s.learnTools(m.Result, !c.cursor)
 					}
 				case "tools/call":
-					if m.Error != nil {
-						s.work.Add(1)
-						go s.classifyProtocolError(ctx, c, m)
-					} else if isErrorResult(m.Result) {
+					switch {
+					case isProxyError(m.Error):
+						// The proxy's own transport error: a protocol
+						// error, not the tool's failure; nothing to record.
+						c.end(mcpfailure.Outcome{Err: m.Error})
+					case m.Error != nil:
+						c.end(outcomeOfError(m.Error))
+						if s.p.cfg.Classifier != nil {
+							s.work.Add(1)
+							go s.classifyProtocolError(ctx, c, m)
+						}
+					case !isErrorResult(m.Result):
+						c.end(mcpfailure.Outcome{})
+					case s.p.cfg.Classifier == nil:
+						c.end(mcpfailure.Outcome{ToolError: true}) // no service: relayed as it came
+					default:
 						s.work.Add(1)
 						go s.annotateAndSend(ctx, c, m)
 						continue
@@ -357,24 +470,45 @@ func (s *session) track(req *jsonrpc.Request) {
 		}
 		_ = json.Unmarshal(req.Params, &p)
 		c.tool, c.meta = p.Name, p.Meta
+		s.mu.Lock()
+		version := s.protocolVersion
+		s.mu.Unlock()
+		if v, ok := p.Meta[mcp.MetaKeyProtocolVersion].(string); ok {
+			version = v
+		}
+		c.opCtx, c.op = s.p.cfg.Telemetry.Start(context.Background(), mcpfailure.OperationInfo{
+			Method: req.Method, Tool: p.Name, RequestMeta: p.Meta, RequestID: req.ID.Raw(),
+			ProtocolVersion: version, SessionID: s.client.SessionID(),
+		})
 	case "tools/list":
 		var p struct {
 			Cursor string `json:"cursor"`
 		}
 		_ = json.Unmarshal(req.Params, &p)
 		c.cursor = p.Cursor != ""
+	case "logging/setLevel":
+		var p struct {
+			Level string `json:"level"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil {
+			s.mu.Lock()
+			s.logLevel = p.Level
+			s.mu.Unlock()
+		}
 	}
 	s.mu.Lock()
 	s.pending[req.ID] = c
 	s.mu.Unlock()
 }
 
-// untrack forgets a call and reports whether it was still pending.
+// untrack forgets a call that could not be forwarded and reports whether it
+// was still pending.
 func (s *session) untrack(id jsonrpc.ID) bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.pending[id]
+	c, ok := s.pending[id]
 	delete(s.pending, id)
+	s.mu.Unlock()
+	c.end(mcpfailure.Outcome{Err: ErrUpstreamClosed})
 	return ok
 }
 
@@ -416,13 +550,81 @@ func (s *session) observeClientNotification(req *jsonrpc.Request) {
 		// as it came: an error then is the cancellation's echo, not a tool
 		// failure worth a record.
 		s.mu.Lock()
+		c := s.pending[id]
 		delete(s.pending, id)
 		s.mu.Unlock()
+		c.end(mcpfailure.Outcome{Err: context.Canceled})
 		select {
 		case s.drained <- struct{}{}:
 		default:
 		}
 	}
+}
+
+// outcomeOfError is a JSON-RPC error answer, for the call's span.
+func outcomeOfError(err error) mcpfailure.Outcome {
+	var werr *jsonrpc.Error
+	if errors.As(err, &werr) {
+		return mcpfailure.Outcome{JSONRPCCode: werr.Code}
+	}
+	return mcpfailure.Outcome{Err: err}
+}
+
+// tellWarning sends the proxy's warning, if it has one, to the client as a
+// log message, once per session. Only in a session whose server declared
+// logging (the specification lets a server send log messages only then),
+// once the handshake is over, and at a level the client did not filter out;
+// on the stateless protocol, which has no handshake, with a request that
+// asks for log messages (its _meta logLevel). It goes out just before a
+// request of the client's is forwarded, so that over HTTP there is a stream
+// open to carry it.
+func (s *session) tellWarning(ctx context.Context, req *jsonrpc.Request) {
+	w := s.p.Warning()
+	if w == "" {
+		return
+	}
+	var p struct {
+		Meta struct {
+			LogLevel string `json:"io.modelcontextprotocol/logLevel"`
+		} `json:"_meta"`
+	}
+	s.mu.Lock()
+	if s.warned || !s.logging {
+		s.mu.Unlock()
+		return
+	}
+	level, asked := s.logLevel, s.initialized
+	s.mu.Unlock()
+	if !asked {
+		if json.Unmarshal(req.Params, &p) != nil || p.Meta.LogLevel == "" {
+			return
+		}
+		level, asked = p.Meta.LogLevel, true
+	}
+	s.mu.Lock()
+	tell := !s.warned && levelAllowsWarning(level)
+	if tell {
+		s.warned = true
+	}
+	s.mu.Unlock()
+	if !tell {
+		return
+	}
+	params, err := json.Marshal(map[string]any{"level": "warning", "logger": "toolfailure-proxy", "data": w})
+	if err != nil {
+		return
+	}
+	s.toClient(ctx, &jsonrpc.Request{Method: "notifications/message", Params: params})
+}
+
+// levelAllowsWarning reports whether a client that asked for level (empty:
+// did not ask) receives a message of level warning.
+func levelAllowsWarning(level string) bool {
+	switch level {
+	case "error", "critical", "alert", "emergency":
+		return false
+	}
+	return true
 }
 
 // failPending answers every call still waiting with a JSON-RPC error.
@@ -432,9 +634,11 @@ func (s *session) failPending(ctx context.Context, message string) {
 	for id := range s.pending {
 		ids = append(ids, id)
 	}
+	calls := s.pending
 	s.pending = map[jsonrpc.ID]*call{}
 	s.mu.Unlock()
 	for _, id := range ids {
+		calls[id].end(mcpfailure.Outcome{Err: ErrUpstreamClosed})
 		s.replyError(ctx, id, CodeConnectionClosed, message)
 	}
 }
@@ -454,14 +658,26 @@ func (s *session) replyError(ctx context.Context, id jsonrpc.ID, code int64, mes
 // from the _meta of a server/discover result on the stateless protocol.
 func (s *session) learnServer(result json.RawMessage) {
 	var r struct {
-		ServerInfo struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		ServerInfo      struct {
 			Name string `json:"name"`
 		} `json:"serverInfo"`
+		Capabilities struct {
+			Logging json.RawMessage `json:"logging"`
+		} `json:"capabilities"`
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
 	if json.Unmarshal(result, &r) != nil {
 		return
 	}
+	s.mu.Lock()
+	if l := r.Capabilities.Logging; len(l) > 0 && string(l) != "null" {
+		s.logging = true
+	}
+	if r.ProtocolVersion != "" {
+		s.protocolVersion = r.ProtocolVersion
+	}
+	s.mu.Unlock()
 	name := r.ServerInfo.Name
 	if name == "" {
 		var info struct {
@@ -510,6 +726,24 @@ func (s *session) forgetTools() {
 	s.tools = map[string]*mcp.ToolAnnotations{}
 	s.toolsComplete = false
 	s.mu.Unlock()
+}
+
+// proxyError is a JSON-RPC error that the proxy wrote itself, about its own
+// transport (an upstream that cannot be reached, a stream that broke). It is
+// encoded like any JSON-RPC error, and never recorded as a tool's failure:
+// only a tool's own answers are.
+type proxyError struct{ wire *jsonrpc.Error }
+
+func newProxyError(code int64, message string) error {
+	return &proxyError{&jsonrpc.Error{Code: code, Message: message}}
+}
+
+func (e *proxyError) Error() string { return e.wire.Message }
+func (e *proxyError) Unwrap() error { return e.wire }
+
+func isProxyError(err error) bool {
+	var pe *proxyError
+	return errors.As(err, &pe)
 }
 
 // describe names a message for a log line without its payload, which may

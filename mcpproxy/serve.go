@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,13 +29,26 @@ import (
 // without DELETE must not keep one running forever.
 const DefaultIdleTimeout = 30 * time.Minute
 
-// maxBodyBytes bounds one POST, as the SDK bounds one stdio frame.
-const maxBodyBytes = 16 << 20
+// DefaultMaxSessions bounds the sessions a Handler keeps open at once when
+// HandlerOptions.MaxSessions is zero. Each session holds an upstream, for a
+// command a child process, and clients that never send DELETE (the
+// conformance suite opens one session per scenario) would otherwise start
+// children without end until the idle timeout reaps them.
+const DefaultMaxSessions = 64
 
 // HandlerOptions configure a Handler. The zero value is ready to use.
 type HandlerOptions struct {
 	// IdleTimeout: see DefaultIdleTimeout, used when zero.
 	IdleTimeout time.Duration
+	// MaxSessions bounds the sessions open at once; an initialize past it
+	// is refused with 503 and a JSON-RPC error that says so. Zero means
+	// DefaultMaxSessions.
+	MaxSessions int
+	// BearerToken, when set, must come with every request as
+	// "Authorization: Bearer TOKEN"; other requests get 401. Without it the
+	// listener relies on the Origin and Host checks alone, which keep web
+	// pages out but not other local programs.
+	BearerToken string
 }
 
 // Handler serves MCP over streamable HTTP (protocol versions up to
@@ -59,6 +73,8 @@ type Handler struct {
 	p           *Proxy
 	newUpstream func() (mcp.Transport, error)
 	idle        time.Duration
+	maxSessions int
+	token       string
 	log         *slog.Logger
 
 	ctx    context.Context
@@ -66,6 +82,7 @@ type Handler struct {
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
+	starting int // sessions counted against the cap while their upstream starts
 	wg       sync.WaitGroup
 }
 
@@ -81,11 +98,16 @@ func (p *Proxy) Handler(newUpstream func() (mcp.Transport, error), opts *Handler
 		p:           p,
 		newUpstream: newUpstream,
 		idle:        opts.IdleTimeout,
+		maxSessions: opts.MaxSessions,
+		token:       opts.BearerToken,
 		log:         p.cfg.Logger,
 		sessions:    map[string]*httpSession{},
 	}
 	if h.idle <= 0 {
 		h.idle = DefaultIdleTimeout
+	}
+	if h.maxSessions <= 0 {
+		h.maxSessions = DefaultMaxSessions
 	}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.wg.Add(1)
@@ -105,6 +127,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, msg, http.StatusForbidden)
 		return
 	}
+	if !h.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="toolfailure proxy"`)
+		writeJSONRPCError(w, http.StatusUnauthorized, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "Unauthorized: this proxy wants Authorization: Bearer with its token")
+		return
+	}
 	switch r.Method {
 	case http.MethodPost:
 		h.servePOST(w, r)
@@ -120,8 +147,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // checkHost refuses requests that a web page on another site could have
 // made: a foreign Origin, or, on a loopback listener, a Host that is not a
-// loopback name (DNS rebinding). The proxy has no authentication of its
-// own, so a local listener must only be reachable from local programs.
+// loopback name (DNS rebinding). Without a bearer token the proxy has no
+// authentication of its own, so a local listener must only be reachable
+// from local programs; with one, the checks stay, as the specification asks.
 func (h *Handler) checkHost(r *http.Request) (string, bool) {
 	host := hostname(r.Host)
 	if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
@@ -143,6 +171,17 @@ func (h *Handler) checkHost(r *http.Request) (string, bool) {
 	return "Forbidden: cross-origin request", false
 }
 
+// authorized checks the bearer token, when the listener has one, in
+// constant time.
+func (h *Handler) authorized(r *http.Request) bool {
+	if h.token == "" {
+		return true
+	}
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	return ok && strings.EqualFold(scheme, "Bearer") &&
+		subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(h.token)) == 1
+}
+
 func hostname(hostport string) string {
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		return h
@@ -159,9 +198,17 @@ func isLoopbackName(h string) bool {
 }
 
 func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	// One POST is one message or a batch; the limit on one message bounds
+	// it, and refuses this request alone.
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(h.p.cfg.MaxMessageBytes)))
 	if err != nil {
-		http.Error(w, "cannot read the request body: "+err.Error(), http.StatusRequestEntityTooLarge)
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeJSONRPCError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, fmt.Sprintf(
+				"toolfailure proxy: the request is over the proxy's limit of %d bytes for one message (--max-message-bytes)", h.p.cfg.MaxMessageBytes))
+			return
+		}
+		http.Error(w, "cannot read the request body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
 	msgs, err := decodeBody(body)
@@ -192,6 +239,12 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		sess, err = h.newSession()
+		if errors.Is(err, errTooManySessions) {
+			h.log.Warn("toolfailure proxy: session refused", slog.Any("error", err))
+			w.Header().Set("Retry-After", "60")
+			writeJSONRPCError(w, http.StatusServiceUnavailable, calls[0].ID, CodeConnectionClosed, "toolfailure proxy: "+err.Error())
+			return
+		}
 		if err != nil {
 			h.log.Error("toolfailure proxy: cannot start the upstream MCP server", slog.Any("error", err))
 			writeJSONRPCError(w, http.StatusBadGateway, calls[0].ID, CodeConnectionClosed, "toolfailure proxy: cannot start the upstream MCP server: "+err.Error())
@@ -328,13 +381,30 @@ func writeJSONRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code in
 	_, _ = w.Write(b)
 }
 
+var errTooManySessions = errors.New("too many sessions")
+
 func (h *Handler) newSession() (*httpSession, error) {
+	h.mu.Lock()
+	if n := len(h.sessions) + h.starting; n >= h.maxSessions {
+		h.mu.Unlock()
+		return nil, fmt.Errorf("%w: %d are open, the limit (--max-sessions); end one with DELETE, or wait for an idle one to time out", errTooManySessions, n)
+	}
+	h.starting++
+	h.mu.Unlock()
+	started := false
+	defer func() {
+		if !started {
+			h.mu.Lock()
+			h.starting--
+			h.mu.Unlock()
+		}
+	}()
 	t, err := h.newUpstream()
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(h.ctx)
-	up, err := t.Connect(ctx)
+	up, err := h.p.withLimit(t).Connect(ctx)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -351,6 +421,8 @@ func (h *Handler) newSession() (*httpSession, error) {
 	}
 	h.mu.Lock()
 	h.sessions[sess.id] = sess
+	h.starting--
+	started = true
 	h.mu.Unlock()
 	h.wg.Add(1)
 	go func() {

@@ -66,11 +66,12 @@ func newProxyConfig(t *testing.T, cfg mcpproxy.Config) *mcpproxy.Proxy {
 		cfg.Budget = 10 * time.Second
 	}
 	p, err := mcpproxy.New(mcpproxy.Config{
-		Classifier:    cfg.Classifier,
-		Server:        cfg.Server,
-		Budget:        cfg.Budget,
-		ShutdownGrace: 5 * time.Second,
-		Logger:        slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Classifier:      cfg.Classifier,
+		Server:          cfg.Server,
+		Budget:          cfg.Budget,
+		MaxMessageBytes: cfg.MaxMessageBytes,
+		ShutdownGrace:   5 * time.Second,
+		Logger:          slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	if err != nil {
 		t.Fatalf("mcpproxy.New: %v", err)

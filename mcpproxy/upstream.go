@@ -1,6 +1,7 @@
 package mcpproxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,8 +9,8 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -17,23 +18,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// Command returns a transport that starts argv as a child process and speaks
-// MCP with it over its stdin and stdout. The child's stderr goes to stderr
-// (its logs stay visible), and its environment is the proxy's.
-//
-// Closing the connection closes the child's stdin, which is how the stdio
-// transport asks a server to exit, and then waits for it: two seconds, then
-// SIGTERM, then SIGKILL. The exit status is what Relay reports when the
-// child goes away on its own.
-func Command(argv []string, stderr io.Writer) (mcp.Transport, error) {
-	if len(argv) == 0 || argv[0] == "" {
-		return nil, errors.New("mcpproxy: no command to start")
-	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stderr = stderr
-	return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
-}
 
 // HTTPUpstream is a transport to an MCP server that speaks streamable HTTP.
 //
@@ -58,6 +42,10 @@ type HTTPUpstream struct {
 	// Logger receives problems with the standalone stream. Nil means
 	// slog.Default().
 	Logger *slog.Logger
+	// MaxMessageBytes bounds one server-sent event. Zero means the Proxy's
+	// Config.MaxMessageBytes when Relay or Handler connects it, else
+	// DefaultMaxMessageBytes.
+	MaxMessageBytes int
 }
 
 // Connect implements mcp.Transport. It sends nothing; the session starts
@@ -68,14 +56,19 @@ func (t *HTTPUpstream) Connect(ctx context.Context) (mcp.Connection, error) {
 	}
 	base := t.HTTPClient
 	if base == nil {
-		base = &http.Client{}
+		base = &http.Client{Transport: upstreamTransport}
 	}
 	logger := t.Logger
 	if logger == nil {
 		logger = slog.Default()
 	}
+	maxEvent := t.MaxMessageBytes
+	if maxEvent <= 0 {
+		maxEvent = DefaultMaxMessageBytes
+	}
 	connCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	c := &httpUpstreamConn{
+		maxEvent: maxEvent,
 		endpoint: t.Endpoint,
 		log:      logger,
 		ctx:      connCtx,
@@ -97,6 +90,7 @@ func (t *HTTPUpstream) Connect(ctx context.Context) (mcp.Connection, error) {
 		// transport only does so when a client session tells it the
 		// handshake is over, and there is no client session in a relay.
 		DisableStandaloneSSE: true,
+		MaxEventSize:         -1, // watchedBody enforces maxEvent, failing one call, not the session
 	}).Connect(connCtx)
 	if err != nil {
 		cancel()
@@ -107,7 +101,19 @@ func (t *HTTPUpstream) Connect(ctx context.Context) (mcp.Connection, error) {
 	return c, nil
 }
 
+// upstreamTransport is shared by the HTTP upstreams without a client of
+// their own. Calls are posted concurrently, one connection each while they
+// run; http.DefaultTransport keeps only two idle connections per host, so
+// under concurrent calls most would be dialled anew and closed again
+// (proxybench's throughput over HTTP shows the difference).
+var upstreamTransport = func() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 128
+	return t
+}()
+
 type httpUpstreamConn struct {
+	maxEvent int
 	endpoint string
 	client   *http.Client
 	inner    mcp.Connection
@@ -120,6 +126,7 @@ type httpUpstreamConn struct {
 	failErr error
 
 	mu        sync.Mutex
+	tooLarge  map[jsonrpc.ID]bool // calls whose answer was over the limit
 	initID    jsonrpc.ID
 	version   string // negotiated protocol version, once known
 	listening bool
@@ -147,7 +154,96 @@ func (u *upstreamHeaders) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header.Set("Mcp-Protocol-Version", v)
 		}
 	}
-	return u.next.RoundTrip(req)
+	resp, err := u.next.RoundTrip(req)
+	if err != nil {
+		if u.conn.live(req) {
+			switch {
+			case req.Method == http.MethodGet && req.Header.Get("Last-Event-ID") != "":
+				// The SDK's transport is resuming a response stream that
+				// broke, and the server cannot be reached: its retries,
+				// with their backoff, would keep the calls on that stream
+				// waiting for many seconds for an answer that cannot come.
+				u.conn.fail(fmt.Errorf("cannot reach the upstream MCP server at %s to resume a broken response stream: %w", u.conn.endpoint, err))
+			case !isDialError(err):
+				// The request was sent and the connection broke before an
+				// answer came: the server went away mid-request. (A server
+				// that cannot be reached at all fails only the one call:
+				// there is nothing in flight to tell.)
+				u.conn.fail(fmt.Errorf("the connection to the upstream MCP server at %s broke: %w", u.conn.endpoint, err))
+			}
+		}
+		return nil, err
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	resp.Body = &watchedBody{ReadCloser: resp.Body, conn: u.conn, req: req, events: mt == "text/event-stream"}
+	return resp, nil
+}
+
+// errEventTooLarge ends a response stream whose current event is over the
+// limit. The SDK's transport then answers the stream's call with an error
+// of its own, which ownTransportError turns into one that says why.
+var errEventTooLarge = errors.New("server-sent event over the proxy's message limit")
+
+// watchedBody ends the session when a response stream from the upstream
+// breaks (a connection reset, a body cut short): the server went away, and
+// every call still waiting should hear so now. A stream the server ends on
+// purpose ends with io.EOF and is left to the SDK's transport.
+//
+// It also enforces the message limit on event streams, in place of the
+// SDK's, which fails the whole session: an event over the limit ends its
+// stream alone.
+type watchedBody struct {
+	io.ReadCloser
+	conn   *httpUpstreamConn
+	req    *http.Request
+	events bool // text/event-stream: count the bytes of each event
+	size   int  // bytes of the current event so far
+	eol    bool // the last byte ended a line, so a line ending now ends the event
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if b.events {
+		b.count(p[:n])
+		if b.size > b.conn.maxEvent {
+			b.conn.eventTooLarge(b.req)
+			return n, errEventTooLarge
+		}
+	}
+	if err != nil && !errors.Is(err, io.EOF) && b.conn.live(b.req) {
+		b.conn.fail(fmt.Errorf("the connection to the upstream MCP server at %s broke: %w", b.conn.endpoint, err))
+	}
+	return n, err
+}
+
+// count adds what was read to the size of the current event, which a blank
+// line ends. It works a line at a time (IndexByte), not a byte at a time:
+// answers of many megabytes go through it.
+func (b *watchedBody) count(buf []byte) {
+	for len(buf) > 0 {
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			if len(buf) > 1 || buf[0] != '\r' { // a lone \r may be half of \r\n
+				b.eol = false
+			}
+			b.size += len(buf)
+			return
+		}
+		line := buf[:i]
+		if blank := len(line) == 0 || (len(line) == 1 && line[0] == '\r'); blank && b.eol {
+			b.size = 0
+		} else {
+			b.size += len(line)
+		}
+		b.eol = true
+		buf = buf[i+1:]
+	}
+}
+
+// live reports whether a failure of req says something about the upstream:
+// neither the request nor the connection was cancelled on this side.
+func (c *httpUpstreamConn) live(req *http.Request) bool {
+	return c.ctx.Err() == nil && req.Context().Err() == nil
 }
 
 func (c *httpUpstreamConn) negotiated() string {
@@ -167,6 +263,7 @@ func (c *httpUpstreamConn) pump() {
 			return
 		}
 		c.observe(msg)
+		msg = c.ownTransportError(msg)
 		select {
 		case c.in <- msg:
 		case <-c.ctx.Done():
@@ -183,6 +280,63 @@ func (c *httpUpstreamConn) fail(err error) {
 	default:
 		c.failErr = err
 		close(c.failed)
+	}
+}
+
+// ownTransportError replaces the answers the SDK's transport makes up for a
+// call whose response stream ended without an answer. Their error is a bare
+// Go error, which would go out as a JSON-RPC error with code 0; the client
+// gets the proxy's CodeConnectionClosed instead, marked as the proxy's own so
+// that it is not recorded as a failure of the tool.
+func (c *httpUpstreamConn) ownTransportError(msg jsonrpc.Message) jsonrpc.Message {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error == nil {
+		return msg
+	}
+	var werr *jsonrpc.Error
+	if errors.As(resp.Error, &werr) {
+		return msg
+	}
+	c.mu.Lock()
+	tooLarge := c.tooLarge[resp.ID]
+	delete(c.tooLarge, resp.ID)
+	c.mu.Unlock()
+	if tooLarge {
+		return &jsonrpc.Response{ID: resp.ID, Error: newProxyError(jsonrpc.CodeInternalError, fmt.Sprintf(
+			"toolfailure proxy: the upstream MCP server's answer is over the proxy's limit of %d bytes for one message (--max-message-bytes)", c.maxEvent))}
+	}
+	why := "the upstream MCP server at " + c.endpoint + " ended the response stream without answering the request (" + resp.Error.Error() + ")"
+	select {
+	case <-c.failed:
+		why = c.failErr.Error() // the stream ended because the connection broke
+	default:
+	}
+	return &jsonrpc.Response{ID: resp.ID, Error: newProxyError(CodeConnectionClosed, "toolfailure proxy: "+why)}
+}
+
+// eventTooLarge notes the call whose response stream carried an event over
+// the limit, from the request's own body (which the SDK keeps for retries).
+func (c *httpUpstreamConn) eventTooLarge(req *http.Request) {
+	if req.Method != http.MethodPost || req.GetBody == nil {
+		return
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return
+	}
+	defer body.Close()
+	b, err := io.ReadAll(body)
+	if err != nil {
+		return
+	}
+	msg, err := jsonrpc.DecodeMessage(b)
+	if r, ok := msg.(*jsonrpc.Request); err == nil && ok && r.IsCall() {
+		c.mu.Lock()
+		if c.tooLarge == nil {
+			c.tooLarge = map[jsonrpc.ID]bool{}
+		}
+		c.tooLarge[r.ID] = true
+		c.mu.Unlock()
 	}
 }
 
@@ -238,7 +392,7 @@ func (c *httpUpstreamConn) Write(ctx context.Context, msg jsonrpc.Message) error
 		}
 		go func() {
 			if err := c.inner.Write(ctx, msg); err != nil && ctx.Err() == nil {
-				c.deliver(errorAnswer(req.ID, err))
+				c.deliver(errorAnswer(req.ID, c.endpoint, err))
 			}
 		}()
 		return nil
@@ -255,14 +409,15 @@ func (c *httpUpstreamConn) Write(ctx context.Context, msg jsonrpc.Message) error
 // errorAnswer turns a failed POST of a call into the answer the client gets.
 // An upstream that refused the call with a JSON-RPC error in the HTTP body
 // is quoted exactly; any other failure is the proxy's CodeConnectionClosed.
-func errorAnswer(id jsonrpc.ID, err error) *jsonrpc.Response {
+func errorAnswer(id jsonrpc.ID, endpoint string, err error) *jsonrpc.Response {
 	if werr := upstreamWireError(err); werr != nil {
 		return &jsonrpc.Response{ID: id, Error: werr}
 	}
-	return &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{
-		Code:    CodeConnectionClosed,
-		Message: "toolfailure proxy: the upstream MCP server did not take the request: " + err.Error(),
-	}}
+	what := "the connection to the upstream MCP server at " + endpoint + " broke before it answered: "
+	if isDialError(err) {
+		what = "cannot reach the upstream MCP server at " + endpoint + ": "
+	}
+	return &jsonrpc.Response{ID: id, Error: newProxyError(CodeConnectionClosed, "toolfailure proxy: "+what+err.Error())}
 }
 
 // upstreamWireError finds the JSON-RPC error the upstream answered with in
@@ -295,6 +450,13 @@ func upstreamWireError(err error) *jsonrpc.Error {
 
 const codeRejectedByTransport = -32005
 
+// isDialError reports whether err is a failure to connect at all, as opposed
+// to a connection that broke.
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
 func (c *httpUpstreamConn) deliver(msg jsonrpc.Message) {
 	select {
 	case c.in <- msg:
@@ -306,6 +468,13 @@ func (c *httpUpstreamConn) Close() error {
 	c.closeOnce.Do(func() {
 		c.closeErr = c.inner.Close() // ends the session upstream (DELETE)
 		c.cancel()
+		select {
+		case <-c.failed:
+			// The upstream is already gone; that the DELETE failed too is
+			// no news, and would hide the reason it went.
+			c.closeErr = nil
+		default:
+		}
 	})
 	return c.closeErr
 }
@@ -386,7 +555,7 @@ func (c *httpUpstreamConn) listenOnce(lastEventID *string) (progressed bool, ret
 		// 200 with JSON); none of them is a stream.
 		return false, 0, errNoStream
 	}
-	err = scanEvents(resp.Body, func(ev event) error {
+	err = scanEvents(resp.Body, c.maxEvent, func(ev event) error {
 		if ev.id != "" {
 			*lastEventID = ev.id
 			progressed = true
@@ -419,15 +588,12 @@ type event struct {
 	retry time.Duration
 }
 
-// maxEventBytes bounds one event, as the SDK's own transports do.
-const maxEventBytes = 16 << 20
-
 // scanEvents reads a text/event-stream body and calls fn for every event,
 // following the parsing rules of the HTML standard: data lines are joined
 // with newlines, lines starting with a colon are comments, an empty line
 // ends an event.
-func scanEvents(r io.Reader, fn func(event) error) error {
-	br := newLineReader(r, maxEventBytes)
+func scanEvents(r io.Reader, maxLine int, fn func(event) error) error {
+	br := newLineReader(r, maxLine)
 	var ev event
 	var data []byte
 	hasData := false

@@ -17,6 +17,7 @@ import (
 	"github.com/omcp/toolfailure/correlation"
 	"github.com/omcp/toolfailure/fingerprint"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/classwire"
 	"github.com/omcp/toolfailure/ruleset"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/telemetry"
@@ -330,21 +331,9 @@ func isHex(s string) bool {
 	return err == nil
 }
 
-func classOf(c string) v1.Class {
-	switch classify.Class(c) {
-	case classify.Capability:
-		return v1.Class_CLASS_CAPABILITY
-	case classify.Reliability:
-		return v1.Class_CLASS_RELIABILITY
-	case classify.Governance:
-		return v1.Class_CLASS_GOVERNANCE
-	}
-	return v1.Class_CLASS_UNSPECIFIED
-}
-
 func toolFailureOf(o classify.Outcome, correlationID string) *v1.ToolFailure {
 	tf := &v1.ToolFailure{
-		Class:         classOf(string(o.Class)),
+		Class:         classwire.ToProto(o.Class),
 		Code:          o.Code,
 		Retryable:     o.Retryable,
 		CorrelationId: correlationID,

@@ -18,10 +18,10 @@ import (
 // redactedErrorJSON is the raw error as received, with every secret that
 // redaction recognises replaced, as the JSON object that is stored (the
 // API's field names, as protojson writes them). It is written directly, in
-// one pass that redacts as it goes: redacting a copy and then encoding it
-// with protojson took 5.1 µs for a typical error, this takes 1.5 µs
-// (BenchmarkRedactedErrorJSON), out of roughly 120 µs of service CPU per
-// Classify. TestRedactedErrorJSON holds it to that protojson form.
+// one pass that redacts as it goes, instead of redacting a copy and then
+// encoding it with protojson, which cost several times more per Classify
+// (BenchmarkRedactedErrorJSON compares them). TestRedactedErrorJSON holds it
+// to that protojson form.
 func redactedErrorJSON(e *v1.RawError) ([]byte, error) {
 	b, _, _, err := redactedError(e)
 	return b, err

@@ -12,8 +12,10 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/omcp/toolfailure/auth"
+	"github.com/omcp/toolfailure/classify"
 	"github.com/omcp/toolfailure/correlation"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/classwire"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/telemetry"
 )
@@ -80,7 +82,7 @@ func (s *failureService) ListFailures(ctx context.Context, req *v1.ListFailuresR
 	if f := req.GetFilter(); f != nil {
 		q.Filter = store.Filter{
 			Tool:    f.GetTool(),
-			Class:   strings.ToLower(strings.TrimPrefix(f.GetClass(), "CLASS_")),
+			Class:   classwire.Name(f.GetClass()),
 			Code:    f.GetCode(),
 			TraceID: strings.ToLower(f.GetTraceId()),
 		}
@@ -140,7 +142,7 @@ func failureProto(f store.Failure, traceURL *telemetry.TraceURLTemplate) (*v1.Fa
 		CorrelationId: correlation.ID(f.ID).String(),
 		Tool:          f.Tool,
 		Server:        f.Server,
-		Class:         classOf(f.Class),
+		Class:         classwire.ToProto(classify.Class(f.Class)),
 		Code:          f.Code,
 		Retryable:     f.Retryable,
 		AgentGuidance: f.AgentGuidance,
@@ -167,7 +169,7 @@ func failureProto(f store.Failure, traceURL *telemetry.TraceURLTemplate) (*v1.Fa
 			return nil, connect.NewError(connect.CodeInternal, "decode stored shadow outcomes").WithCause(err)
 		}
 		for _, sh := range shadows {
-			pf.Shadow = append(pf.Shadow, &v1.ShadowOutcome{RuleId: sh.RuleID, Class: classOf(sh.Class), Code: sh.Code, Retryable: sh.Retryable})
+			pf.Shadow = append(pf.Shadow, &v1.ShadowOutcome{RuleId: sh.RuleID, Class: classwire.ToProto(classify.Class(sh.Class)), Code: sh.Code, Retryable: sh.Retryable})
 		}
 	}
 	if len(f.Error) > 0 {

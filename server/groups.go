@@ -13,9 +13,11 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/omcp/toolfailure/auth"
+	"github.com/omcp/toolfailure/classify"
 	"github.com/omcp/toolfailure/correlation"
 	"github.com/omcp/toolfailure/fingerprint"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/classwire"
 	"github.com/omcp/toolfailure/store"
 )
 
@@ -134,7 +136,7 @@ func (s *failureService) ListGroups(ctx context.Context, req *v1.ListGroupsReque
 		q.Filter.Since, q.Filter.Until = since, until
 	}
 	q.Filter.Tool = f.GetTool()
-	q.Filter.Class = strings.ToLower(strings.TrimPrefix(f.GetClass(), "CLASS_"))
+	q.Filter.Class = classwire.Name(f.GetClass())
 	q.Filter.Code = f.GetCode()
 	q.Filter.Unclassified = f.GetUnclassified()
 	q.Limit++ // one more than a page tells whether another follows
@@ -205,7 +207,7 @@ func groupProto(g store.Group) *v1.Group {
 	return &v1.Group{
 		Fingerprint:         g.Fingerprint,
 		Tool:                g.Sample.Tool,
-		Class:               classOf(g.Sample.Class),
+		Class:               classwire.ToProto(classify.Class(g.Sample.Class)),
 		Code:                g.Sample.Code,
 		RuleId:              g.Sample.RuleID,
 		Template:            fingerprint.Template(store.ErrorFields(g.Sample.Error).Message),

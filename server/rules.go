@@ -14,6 +14,7 @@ import (
 
 	"github.com/omcp/toolfailure/auth"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/classwire"
 	"github.com/omcp/toolfailure/rulecache"
 	"github.com/omcp/toolfailure/ruleset"
 	"github.com/omcp/toolfailure/store"
@@ -398,7 +399,7 @@ func explainResponse(ex ruleset.Explanation) *v1.ExplainResponse {
 		Evaluations: make([]*v1.RuleEvaluation, len(ex.Evaluations)),
 	}
 	if g := ex.Guess; g != nil {
-		res.ModelGuess = &v1.ModelGuess{Class: classOf(string(g.Class)), Code: g.Code, Probability: g.Probability, Confident: g.Confident}
+		res.ModelGuess = &v1.ModelGuess{Class: classwire.ToProto(g.Class), Code: g.Code, Probability: g.Probability, Confident: g.Confident}
 	}
 	for i, e := range ex.Evaluations {
 		res.Evaluations[i] = &v1.RuleEvaluation{

@@ -373,6 +373,19 @@ type RuleWatcher interface {
 	WatchRules(ctx context.Context, fn func(RuleEvent)) error
 }
 
+// ForwardWatch is WatchRules for a decorator of inner: it forwards to inner's notifications when
+// inner has them, and otherwise reports the watch as lost and waits for ctx, which makes a rule
+// cache check versions itself, as it would without notifications. A decorator that embeds the
+// Store interface would otherwise hide the capability.
+func ForwardWatch(ctx context.Context, inner Store, fn func(RuleEvent)) error {
+	if w, ok := inner.(RuleWatcher); ok {
+		return w.WatchRules(ctx, fn)
+	}
+	fn(RuleEvent{Kind: RuleWatchLost})
+	<-ctx.Done()
+	return ctx.Err()
+}
+
 // Store is the storage contract of the service, implemented by store/postgres and store/sqlite and
 // checked by store/storetest. Implementations are safe for concurrent use. Errors are wrapped with
 // context; test them with errors.Is against ErrNotFound and ErrConflict.

@@ -22,6 +22,7 @@ import (
 	"github.com/omcp/toolfailure/correlation"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
+	"github.com/omcp/toolfailure/internal/classwire"
 )
 
 // clientFlags are --server and --key, the flags of every command that
@@ -136,9 +137,7 @@ func printJSON(stdout io.Writer, m proto.Message) error {
 	return nil
 }
 
-func className(c v1.Class) string {
-	return strings.ToLower(strings.TrimPrefix(c.String(), "CLASS_"))
-}
+func className(c v1.Class) string { return classwire.Word(c) }
 
 func printFailure(w io.Writer, f *v1.Failure, serverURL string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

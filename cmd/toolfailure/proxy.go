@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,16 +18,21 @@ import (
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
 	"github.com/omcp/toolfailure/mcpfailure"
 	"github.com/omcp/toolfailure/mcpproxy"
+	"github.com/omcp/toolfailure/telemetry"
 )
 
 // proxyFlags are proxy's flags.
 type proxyFlags struct {
-	cf       clientFlags
-	upstream string
-	listen   string
-	label    string
-	budget   time.Duration
-	verbose  bool
+	cf          clientFlags
+	upstream    string
+	listen      string
+	label       string
+	budget      time.Duration
+	maxMessage  int
+	maxSessions int
+	idle        time.Duration
+	listenToken *envString
+	verbose     bool
 }
 
 func newProxyCmd() *cobra.Command {
@@ -41,6 +47,10 @@ through unchanged. The server is started as a child process over stdio
 (--upstream URL); the proxy serves it on its own stdin and stdout, or over
 streamable HTTP with --listen. Flags end at the command: what follows it is
 the command's own.
+
+Without a key (--key or TOOLFAILURE_KEY) the proxy still starts and relays
+everything unchanged, and says why on stderr; with one, it checks the service
+at start-up and reports any problem there.
 
 Over stdio, stdout carries MCP messages only; logs go to stderr. The proxy
 exits 0 when its input ends and 1 when the upstream goes away (calls in flight
@@ -65,6 +75,10 @@ are answered with a JSON-RPC error first).`,
 	fs.StringVar(&f.listen, "listen", "", "serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio, one upstream session (for a command, one child) per client session")
 	fs.StringVar(&f.label, "label", "", "server label failures are reported under (default: the upstream's serverInfo.name)")
 	fs.DurationVar(&f.budget, "budget", mcpfailure.DefaultBudget, "how long a failed result may wait for the service before it is passed on unchanged")
+	fs.IntVar(&f.maxMessage, "max-message-bytes", mcpproxy.DefaultMaxMessageBytes, "largest JSON-RPC message relayed; a larger one fails its own call only")
+	fs.IntVar(&f.maxSessions, "max-sessions", mcpproxy.DefaultMaxSessions, "with --listen: most sessions (for a command, child processes) open at once")
+	fs.DurationVar(&f.idle, "idle-timeout", mcpproxy.DefaultIdleTimeout, "with --listen: end a session after this long without a request or an open stream")
+	f.listenToken = envStringVar(fs, "listen-token", "TOOLFAILURE_PROXY_TOKEN", "", "with --listen: require Authorization: Bearer TOKEN")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log at debug level")
 	return cmd
 }
@@ -80,26 +94,51 @@ func runProxy(ctx context.Context, f proxyFlags, argv []string, stdout, stderr i
 		fmt.Fprintln(stderr, "toolfailure proxy: give either --upstream or a command, not both")
 		return 2
 	}
-	client, err := f.cf.client()
-	if err != nil {
-		fmt.Fprintln(stderr, "toolfailure proxy:", err)
-		return 2
+	// Without a key the proxy still starts and relays (fail-open); it says
+	// why it does not annotate, and checks a configured service at once.
+	var classifier mcpfailure.Classifier
+	unavailable := ""
+	if client, err := f.cf.client(); err != nil {
+		unavailable = err.Error()
+	} else {
+		classifier = toolfailurev1connect.NewClassifierServiceClient(client)
 	}
 	level := slog.LevelInfo
 	if f.verbose {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	// Spans and metrics by the standard OTEL_* variables, off unless asked
+	// for. Over stdio, stdout carries MCP alone: the console exporters,
+	// which write there, would break the session.
+	if f.listen == "" && (strings.EqualFold(os.Getenv("OTEL_TRACES_EXPORTER"), "console") || strings.EqualFold(os.Getenv("OTEL_METRICS_EXPORTER"), "console")) {
+		fmt.Fprintln(stderr, "toolfailure proxy: the console exporters write to stdout, which carries MCP over stdio: use otlp, or --listen")
+		return 2
+	}
+	sdk, err := telemetry.Setup(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolfailure proxy:", err)
+		return 2
+	}
+	defer func() {
+		flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = sdk.Shutdown(flushCtx)
+	}()
 	p, err := mcpproxy.New(mcpproxy.Config{
-		Classifier: toolfailurev1connect.NewClassifierServiceClient(client),
-		Server:     f.label,
-		Budget:     f.budget,
-		Logger:     logger,
+		Classifier:      classifier,
+		Unavailable:     unavailable,
+		ServiceURL:      f.cf.serverURL(),
+		Server:          f.label,
+		Budget:          f.budget,
+		MaxMessageBytes: f.maxMessage,
+		Logger:          logger,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "toolfailure proxy:", err)
 		return 2
 	}
+	go func() { _ = p.CheckService(ctx) }() // reports on stderr and to clients
 	newUpstream := func() (mcp.Transport, error) {
 		if f.upstream != "" {
 			return &mcpproxy.HTTPUpstream{Endpoint: f.upstream, Logger: logger}, nil
@@ -108,15 +147,15 @@ func runProxy(ctx context.Context, f proxyFlags, argv []string, stdout, stderr i
 	}
 
 	if f.listen != "" {
-		return serveProxy(ctx, p, newUpstream, f.listen, stderr, logger)
+		opts := &mcpproxy.HandlerOptions{IdleTimeout: f.idle, MaxSessions: f.maxSessions, BearerToken: f.listenToken.Get()}
+		return serveProxy(ctx, p.Handler(newUpstream, opts), f.listen, stderr, logger)
 	}
 	up, err := newUpstream()
 	if err != nil {
 		fmt.Fprintln(stderr, "toolfailure proxy:", err)
 		return 2
 	}
-	clientSide := &mcp.IOTransport{Reader: os.Stdin, Writer: nopWriteCloser{stdout}}
-	if err := p.Relay(ctx, clientSide, up); err != nil {
+	if err := p.Relay(ctx, mcpproxy.Stdio(os.Stdin, stdout), up); err != nil {
 		fmt.Fprintln(stderr, "toolfailure proxy:", err)
 		return 1
 	}
@@ -124,8 +163,7 @@ func runProxy(ctx context.Context, f proxyFlags, argv []string, stdout, stderr i
 }
 
 // serveProxy serves MCP over streamable HTTP until ctx is done.
-func serveProxy(ctx context.Context, p *mcpproxy.Proxy, newUpstream func() (mcp.Transport, error), addr string, stderr io.Writer, logger *slog.Logger) int {
-	h := p.Handler(newUpstream, nil)
+func serveProxy(ctx context.Context, h *mcpproxy.Handler, addr string, stderr io.Writer, logger *slog.Logger) int {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	srv := &http.Server{
@@ -158,9 +196,3 @@ func serveProxy(ctx context.Context, p *mcpproxy.Proxy, newUpstream func() (mcp.
 	}
 	return code
 }
-
-// nopWriteCloser lets the proxy hand stdout to the SDK's transport, which
-// closes its writer when the session ends, without closing stdout itself.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -18,10 +18,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omcp/toolfailure/apikey"
-	"github.com/omcp/toolfailure/journal"
 	"github.com/omcp/toolfailure/ruleset"
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"
+	"github.com/omcp/toolfailure/store/journal"
+	"github.com/omcp/toolfailure/store/lastgood"
 	"github.com/omcp/toolfailure/store/postgres"
 	"github.com/omcp/toolfailure/telemetry"
 	"github.com/omcp/toolfailure/ui"
@@ -142,7 +143,9 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 		if !ok {
 			return failedf("--journal-dir: the store at %s cannot be journaled (it is not a complete store)", where)
 		}
-		j, err := journal.Open(ctx, inner, journal.Options{Dir: dir, MaxBytes: f.journalMax, WriteTimeout: f.journalTimeout, Logger: log})
+		// Reads of keys and rules answer from their last good value while the database is down,
+		// so that calls still authenticate and classify and reach the journal.
+		j, err := journal.Open(ctx, lastgood.New(inner), journal.Options{Dir: dir, MaxBytes: f.journalMax, WriteTimeout: f.journalTimeout, Logger: log})
 		if err != nil {
 			return failed(err)
 		}

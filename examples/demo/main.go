@@ -40,6 +40,7 @@ import (
 
 	"github.com/omcp/toolfailure/apikey"
 	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/classwire"
 	"github.com/omcp/toolfailure/mcpfailure"
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"
@@ -289,7 +290,7 @@ func printLookup(ctx context.Context, w io.Writer, failures interface {
 	f := got.GetFailure()
 	fmt.Fprintf(w, "Support looks up %s (FailureService.GetFailure):\n", id)
 	fmt.Fprintf(w, "   tool %s on %s, %s / %s, rule %s, stored %s\n", f.GetTool(), f.GetServer(),
-		strings.ToLower(strings.TrimPrefix(f.GetClass().String(), "CLASS_")), f.GetCode(), f.GetRuleId(),
+		classwire.Word(f.GetClass()), f.GetCode(), f.GetRuleId(),
 		f.GetCreatedAt().AsTime().Format(time.RFC3339))
 	e := f.GetError()
 	fmt.Fprintf(w, "   error %q (type %s, HTTP %d)\n", e.GetMessage(), e.GetType(), e.GetHttpStatus())

@@ -382,3 +382,84 @@ func WriteMakeup(w io.Writer, m Makeup) {
 		fmt.Fprintf(w, "%s: %s\n", g.name, strings.Join(parts, ", "))
 	}
 }
+
+// Confusion writes the table of expected codes (rows) against the codes
+// given (columns), over the cases whose code is wrong or right alike.
+func Confusion(w io.Writer, vs []Verdict) {
+	idx := map[string]int{}
+	for i, l := range Labels {
+		_, code, _ := strings.Cut(l, "/")
+		idx[code] = i
+	}
+	var m [8][8]int
+	for _, v := range vs {
+		want, ok1 := idx[v.Case.Expect.Code]
+		got, ok2 := idx[v.Outcome.Code]
+		if v.CodeOK {
+			got = want
+		}
+		if ok1 && ok2 {
+			m[want][got]++
+		}
+	}
+	short := []string{"inv", "nf", "uns", "tra", "auth", "perm", "pol", "act"}
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "want \\ got\t")
+	for _, s := range short {
+		fmt.Fprintf(tw, "%s\t", s)
+	}
+	fmt.Fprintln(tw)
+	for i, s := range short {
+		fmt.Fprintf(tw, "%s\t", s)
+		for j := range short {
+			fmt.Fprintf(tw, "%d\t", m[i][j])
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+// Setting is one choice of the engine's probabilities (see
+// classify.DefaultModelThreshold and classify.DefaultModelOverride).
+type Setting struct {
+	Threshold, Override, WeakOverride, CodeOverride float32
+}
+
+// SweepResult is the leave-system-out score of one Setting.
+type SweepResult struct {
+	Setting
+	Totals
+}
+
+// Sweep scores every setting with leave-system-out cross-validation, the
+// fold models trained once: how the thresholds were chosen.
+func Sweep(cases []Case, settings []Setting) ([]SweepResult, error) {
+	models, logits, labels, err := foldModels(cases)
+	if err != nil {
+		return nil, err
+	}
+	engines := make([]*classify.Engine, Folds)
+	for f, m := range models {
+		if m == nil {
+			continue
+		}
+		var ol [][]float64
+		var oy []int
+		for i := range cases {
+			if foldOf(cases[i].System) != f {
+				ol, oy = append(ol, logits[i]), append(oy, labels[i])
+			}
+		}
+		engines[f] = classify.NewEngine(m.WithTemperature(fitTemperature(ol, oy)), 0)
+	}
+	out := make([]SweepResult, 0, len(settings))
+	for _, st := range settings {
+		var t Totals
+		for i := range cases {
+			e := engines[foldOf(cases[i].System)].WithThreshold(st.Threshold).WithOverrides(st.Override, st.WeakOverride, st.CodeOverride)
+			t.add(Judge(&cases[i], classifyWith(e, &cases[i])))
+		}
+		out = append(out, SweepResult{st, t})
+	}
+	return out, nil
+}

@@ -30,14 +30,30 @@ func labelIndex(l string) (int, bool) {
 	return 0, false
 }
 
+// examples are the training examples for the cases: the cases
+// themselves, then the baseline packs' phrases (packphrases.go).
 func examples(cases []Case) ([]textmodel.Example, error) {
-	ex := make([]textmodel.Example, 0, len(cases))
+	phrases := packPhrases()
+	ex := make([]textmodel.Example, 0, len(cases)+len(phrases))
 	for i := range cases {
 		l, ok := labelIndex(cases[i].Label())
 		if !ok {
 			return nil, fmt.Errorf("case %s: label %s is not a model label", cases[i].ID, cases[i].Label())
 		}
 		ex = append(ex, textmodel.Example{Input: classify.ModelInput(cases[i].Input()), Label: l})
+	}
+	for _, p := range phrases {
+		l, ok := labelIndex(p.label)
+		if !ok {
+			return nil, fmt.Errorf("pack phrase %q: label %s is not a model label", p.text, p.label)
+		}
+		// Text only, without the generic rules' reading as hints: a
+		// phrase alone is not an error as a system reports it, and what
+		// the rules make of it must not teach the model how far to trust
+		// them.
+		in := classify.ModelInput(&classify.Input{Error: classify.RawError{Message: p.text}})
+		in.Hints = [2]uint32{}
+		ex = append(ex, textmodel.Example{Input: in, Label: l})
 	}
 	return ex, nil
 }

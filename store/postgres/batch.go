@@ -31,22 +31,18 @@ const (
 	// flushes as soon as its queue is empty, and rows that arrive during a flush form the next batch,
 	// so under load batches grow by themselves and an idle service adds no latency. A small wait
 	// (a few hundred microseconds) trades latency for fewer, larger commits when the disk, not the
-	// CPU, is the limit. Measured with `toolfailure bench` on a 2-core machine whose disk syncs in
-	// 85 µs (pg_test_fsync): a 1 ms wait cut PostgreSQL's CPU per request at 32 callers from 24–37
-	// to 20–23 µs but throughput from 0.51× to 0.43× of the zero-work handler's, and 150 µs
-	// changed neither beyond the noise; the callers of a closed loop pay the wait in throughput.
+	// CPU, is the limit. With `toolfailure bench` a wait cut PostgreSQL's CPU per request but cost
+	// more throughput than it saved: the callers of a closed loop pay the wait.
 	DefaultMaxWait = time.Duration(0)
 	// DefaultWriteTimeout bounds one batch's statement, so that a database that stopped answering
 	// without closing the connection cannot hold the writer, and every queued caller, forever.
 	DefaultWriteTimeout = 10 * time.Second
 	// DefaultWriters is how many batches may be in flight at once. With one, a row that arrives
 	// while a batch commits waits for that commit and then its own: up to two commit latencies,
-	// but the largest batches and so the least CPU per row. Measured with `toolfailure bench` on
-	// a 2-core machine (service, load and PostgreSQL sharing it): one writer gave 0.45× the
-	// zero-work throughput at 32 callers with 44 µs of PostgreSQL CPU per request and a 4-caller
-	// p99 of 4.1 ms; two gave 0.33× with 71 µs and 5.1 ms (on a faster machine later: 0.53× with
-	// 26 µs against 0.45× with 38 µs). Where CPU, not commit latency, is the limit, one wins on
-	// every count; raise it for a database with slow fsync and idle cores.
+	// but the largest batches and so the least CPU per row. With `toolfailure bench` on a small
+	// machine (service, load and PostgreSQL sharing it), one writer beat two on throughput, CPU per
+	// request and tail latency: where CPU, not commit latency, is the limit, one wins on every
+	// count; raise it for a database with slow fsync and idle cores.
 	DefaultWriters = 1
 
 	paramMaxBatch     = "group_commit_max_batch"
@@ -276,7 +272,7 @@ const (
 //
 // The parameters are encoded here, straight into PostgreSQL's binary array format, and sent with
 // pgconn: pgx's generic encoding of 19 arrays through reflection cost about as much CPU per row as
-// classifying the error (measured with BenchmarkEncodeBatch).
+// classifying the error (BenchmarkEncodeBatch compares them).
 func (b *batcher) writeLeaders(ctx context.Context, w *writer, leaders []*pending) {
 	rows := w.rows[:0]
 	for _, p := range leaders {
@@ -406,14 +402,10 @@ const insertBatch = insertRows + `
 
 // insertBatchNoKeys is insertBatch for a batch in which no row has an idempotency key: no row can
 // meet an earlier record, so the speculative insertion of ON CONFLICT is not needed (a clash of
-// IDs is an error either way, and sends the batch row by row). Without it PostgreSQL spent from
-// the same to 30 % less CPU per batch of 16 rows (five alternating runs). RETURNING stays: without
-// it the same batches cost PostgreSQL more CPU, not less (twice as much per row at 16 rows on one
-// machine; 25–28.5 against 20.5 µs per row at 11 rows on another), which we cannot explain.
-// The plan is left to PostgreSQL: plan_cache_mode=auto settles on the generic plan after a few
-// batches. Forcing the generic plan measured 23.5–25 against 21.5–22 µs per row on one machine and
-// the same as auto on another (2-row batches: 307–373 against 320–353 µs); forcing custom plans
-// cost more (400–413 µs).
+// IDs is an error either way, and sends the batch row by row); without it PostgreSQL spends less
+// CPU per batch. RETURNING stays: without it the same batches cost PostgreSQL more CPU, not less,
+// which we cannot explain. The plan is left to PostgreSQL: plan_cache_mode=auto settles on the
+// generic plan after a few batches; forcing either plan was no better in `toolfailure bench`.
 const insertBatchNoKeys = insertRows + `
 	RETURNING id`
 

@@ -39,12 +39,12 @@
 // answers each caller only after that COMMIT. The durability promise is unchanged: a caller is
 // answered after its row is committed. One round trip and one flush are shared by the whole batch.
 // The writer encodes the arrays itself in PostgreSQL's binary format (pgx's reflective encoding of
-// 19 arrays cost 9× more, BenchmarkEncodeBatch) and keeps one connection, so that one backend, warm,
+// 19 arrays cost several times more: BenchmarkEncodeBatch) and keeps one connection, so that one backend, warm,
 // does its writes.
 //
 // The failures table is kept lean for this path (migrations/postgres/00004_lean_failures.sql): no
 // foreign key to tenants and no per-row regular expressions or jsonb_typeof checks, which cost the
-// database about 30 % of its CPU per record. The store checks every record before it is queued
+// database a large share of its CPU per record (see the migration). The store checks every record before it is queued
 // (store.Prepare) and checks each tenant once before its first write (tenants are never
 // deleted), so "unknown tenant" is still store.ErrNotFound.
 //

@@ -1,4 +1,4 @@
 // Shared by the tests; not a test file itself.
 
-/** A correlation ID as the service issues them: tf_ + 26 + 1 check character. */
+/** A correlation ID: opaque, checked only for its shape. */
 export const CORRELATION_ID = /^tf_[0-9A-HJKMNP-TV-Z]{27}$/;

@@ -11,13 +11,19 @@ import {
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 
+import { runAgent } from "../src/agent.js";
 import { createPlainServer } from "../src/plain-server.js";
 import { createExampleServer } from "../src/server.js";
-import { TOOL_FAILURE_KEY } from "../src/toolfailure.js";
+import { TOOL_FAILURE_KEY } from "@omcp/toolfailure";
 import { CORRELATION_ID } from "./helpers.js";
 
 const needsService =
   !process.env.TOOLFAILURE_SERVER || !process.env.TOOLFAILURE_KEY ? "set TOOLFAILURE_SERVER and TOOLFAILURE_KEY to a running service" : false;
+
+// A generous budget: the machine running the tests is shared, and a slow
+// run must not turn into a classification miss (the budget itself is
+// tested in sdk/typescript).
+const budgetMs = 10_000;
 
 async function connect(server: { connect(t: InMemoryTransport): Promise<void> }, client = new Client({ name: "test", version: "1" })) {
   const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
@@ -28,7 +34,7 @@ async function connect(server: { connect(t: InMemoryTransport): Promise<void> },
 
 describe("example server (helper inside)", { skip: needsService }, () => {
   it("attaches a toolFailure to every failure and nothing to successes", async () => {
-    const client = await connect(createExampleServer());
+    const client = await connect(createExampleServer({ budgetMs }));
     try {
       const cases = [
         { tool: "send_email", args: { to: "a@example.com" }, cls: "reliability" },
@@ -57,6 +63,23 @@ describe("example server (helper inside)", { skip: needsService }, () => {
       });
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe("agent (callToolWithPolicy) against the example server", { skip: needsService }, () => {
+  it("decides per class: retries the overloaded search, stops or asks the user otherwise", async () => {
+    const reports = new Map((await runAgent({ budgetMs })).map((r) => [r.tool, r]));
+    assert.equal(reports.get("get_weather")?.action, "none");
+    const search = reports.get("search")!;
+    assert.equal(search.class, "reliability");
+    assert.equal(search.action, "stopped", "the search backend never recovers; the retries stop at the bound");
+    assert.ok(search.attempts > 1, `search: ${search.attempts} attempts (${search.reason})`);
+    assert.equal(reports.get("send_email")?.attempts, 1, "send_email is not idempotent");
+    assert.equal(reports.get("get_repo")?.class, "capability");
+    assert.equal(reports.get("deploy")?.action, "ask_user");
+    for (const r of reports.values()) {
+      for (const id of r.correlationIds) assert.match(id, CORRELATION_ID);
     }
   });
 });

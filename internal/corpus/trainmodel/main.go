@@ -5,6 +5,7 @@
 //	go run ./internal/corpus/trainmodel -out classify/textmodel/weights.bin
 //	go run ./internal/corpus/trainmodel -check        # the committed weights are what training gives
 //	go run ./internal/corpus/trainmodel -lso          # leave-system-out table
+//	go run ./internal/corpus/trainmodel -sweep        # leave-system-out scores of the engine's thresholds
 package main
 
 import (
@@ -24,7 +25,15 @@ func main() {
 	lso := flag.Bool("lso", false, "print the leave-system-out table")
 	misses := flag.Bool("misses", false, "with -lso: list every case whose class or code is wrong")
 	threshold := flag.Float64("threshold", classify.DefaultModelThreshold, "class probability threshold for -lso")
+	sweep := flag.Bool("sweep", false, "print the leave-system-out scores of a grid of the engine's thresholds")
 	flag.Parse()
+	if *sweep {
+		if err := runSweep(*dir); err != nil {
+			fmt.Fprintln(os.Stderr, "trainmodel:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*dir, *out, *check, *lso, *misses, float32(*threshold)); err != nil {
 		fmt.Fprintln(os.Stderr, "trainmodel:", err)
 		os.Exit(1)
@@ -43,6 +52,8 @@ func run(dir, out, check string, lso, misses bool, threshold float32) error {
 			return err
 		}
 		corpus.Report(os.Stdout, "leave-system-out", vs)
+		fmt.Println()
+		corpus.Confusion(os.Stdout, vs)
 		if misses {
 			corpus.Misses(os.Stdout, vs)
 		}
@@ -69,6 +80,35 @@ func run(dir, out, check string, lso, misses bool, threshold float32) error {
 	}
 	if out != "" {
 		return os.WriteFile(out, b, 0o644)
+	}
+	return nil
+}
+
+func runSweep(dir string) error {
+	cases, err := corpus.Load(dir)
+	if err != nil {
+		return err
+	}
+	var grid []corpus.Setting
+	for _, th := range []float32{0.35, 0.4, 0.45, 0.5, 0.55} {
+		for _, o := range []float32{0.6, 0.7, 0.8} {
+			for _, w := range []float32{0.5, 0.6, 0.7} {
+				for _, c := range []float32{0.5, 0.6, 0.7} {
+					if w <= o {
+						grid = append(grid, corpus.Setting{Threshold: th, Override: o, WeakOverride: w, CodeOverride: c})
+					}
+				}
+			}
+		}
+	}
+	rs, err := corpus.Sweep(cases, grid)
+	if err != nil {
+		return err
+	}
+	fmt.Println("threshold override weak code: class % code % permanent→retryable")
+	for _, r := range rs {
+		fmt.Printf("%.2f %.2f %.2f %.2f: %.2f %.2f %d\n", r.Threshold, r.Override, r.WeakOverride, r.CodeOverride,
+			corpus.Pct(r.Class, r.N), corpus.Pct(r.Code, r.N), r.PermanentRetryable)
 	}
 	return nil
 }

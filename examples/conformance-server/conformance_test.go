@@ -1,0 +1,213 @@
+package main_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/servicetest"
+	"github.com/omcp/toolfailure/mcpfailure"
+)
+
+// TestConformanceSuite runs the official MCP conformance suite's server
+// scenarios three times: against the Go server with the toolFailure
+// middleware on, against "toolfailure proxy --listen --upstream" in front of
+// it over HTTP, and against "toolfailure proxy --listen" with the server as
+// a stdio child. The server passes every scenario, and both proxies get the
+// same verdict on every scenario as the server alone.
+//
+// The suite and a Node of its required version come from this directory's
+// package-lock.json (npm ci here). Without them the test is skipped, unless
+// TOOLFAILURE_REQUIRE_NODE is set, as in CI, where it fails instead.
+func TestConformanceSuite(t *testing.T) {
+	node, suite := suiteOrSkip(t)
+	toolfailure, server := toolfailureBin, serverBin
+	svc := servicetest.Start(t, servicetest.Embedded(t))
+	env := append(os.Environ(), "TOOLFAILURE_SERVER="+svc.URL, "TOOLFAILURE_KEY="+svc.ReportKey)
+
+	listening := regexp.MustCompile(`(http://\S+/mcp)`)
+	direct := start(t, env, listening, "server", server, "--listen", "127.0.0.1:0")
+	viaHTTP := start(t, env, listening, "proxy-http", toolfailure, "proxy", "--listen", "127.0.0.1:0", "--upstream", direct)
+	viaStdio := start(t, env, listening, "proxy-stdio", toolfailure, "proxy", "--listen", "127.0.0.1:0", "--", server)
+
+	want := runSuite(t, node, suite, "direct", direct)
+	if len(want) == 0 {
+		t.Fatal("the suite reported no scenarios")
+	}
+	t.Logf("%d scenarios", len(want))
+	for name, v := range want {
+		if !v.ok() {
+			t.Errorf("direct: scenario %s: %s", name, v)
+		}
+	}
+	for _, run := range []struct{ name, url string }{{"proxy over HTTP", viaHTTP}, {"proxy over stdio", viaStdio}} {
+		got := runSuite(t, node, suite, run.name, run.url)
+		for _, name := range sortedKeys(want, got) {
+			if got[name] != want[name] {
+				t.Errorf("%s: scenario %s: %s, directly %s", run.name, name, got[name], want[name])
+			}
+		}
+	}
+
+	// The middleware was on: the failing scenario's result was classified
+	// and recorded under the server's label.
+	list, err := mcpfailure.NewFailureClient(nil, svc.URL, svc.LookupKey).ListFailures(t.Context(),
+		&toolfailurev1.ListFailuresRequest{Filter: &toolfailurev1.FailureFilter{Tool: "test_error_handling"}})
+	if err != nil {
+		t.Fatalf("ListFailures: %v", err)
+	}
+	if len(list.GetFailures()) == 0 || list.GetFailures()[0].GetServer() != "conformance-server" {
+		t.Errorf("no record of test_error_handling from conformance-server: %v", list.GetFailures())
+	}
+}
+
+// verdict is one scenario's line in the suite's summary.
+type verdict struct{ passed, failed, warnings int }
+
+func (v verdict) ok() bool { return v.passed > 0 && v.failed == 0 }
+
+func (v verdict) String() string {
+	return fmt.Sprintf("%d passed, %d failed, %d warnings", v.passed, v.failed, v.warnings)
+}
+
+// summaryLine is a line of the suite's summary: "✓ tools-list: 1 passed, 0 failed"
+// (", 1 warnings" when there are some).
+var summaryLine = regexp.MustCompile(`^[✓✗!⚠]\s*(\S+): (\d+) passed, (\d+) failed(?:, (\d+) warnings?)?`)
+
+func runSuite(t *testing.T, node, suite, name, url string) map[string]verdict {
+	t.Helper()
+	cmd := exec.Command(node, suite, "server", "--url", url, "-o", filepath.Join(t.TempDir(), "results"))
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	summary := string(out)
+	if i := strings.Index(summary, "=== SUMMARY ==="); i >= 0 {
+		summary = summary[i:]
+	}
+	t.Logf("conformance suite, %s (%s):\n%s", name, url, summary)
+	if err != nil {
+		t.Errorf("conformance suite, %s: %v", name, err)
+	}
+	verdicts := map[string]verdict{}
+	sc := bufio.NewScanner(strings.NewReader(summary))
+	for sc.Scan() {
+		m := summaryLine.FindStringSubmatch(strings.TrimSpace(sc.Text()))
+		if m == nil {
+			continue
+		}
+		var v verdict
+		fmt.Sscan(m[2], &v.passed)
+		fmt.Sscan(m[3], &v.failed)
+		if m[4] != "" {
+			fmt.Sscan(m[4], &v.warnings)
+		}
+		verdicts[m[1]] = v
+	}
+	return verdicts
+}
+
+func sortedKeys(maps ...map[string]verdict) []string {
+	var keys []string
+	for _, m := range maps {
+		for k := range m {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// suiteOrSkip finds the Node binary and the suite that npm ci installed here.
+func suiteOrSkip(t *testing.T) (node, suite string) {
+	t.Helper()
+	node, _ = filepath.Abs(filepath.Join("node_modules", ".bin", "node"))
+	suite, _ = filepath.Abs(filepath.Join("node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"))
+	for _, f := range []string{node, suite} {
+		if _, err := os.Stat(f); err != nil {
+			msg := fmt.Sprintf("the MCP conformance suite is not installed (%s missing): run npm ci in examples/conformance-server", filepath.Base(f))
+			if os.Getenv("TOOLFAILURE_REQUIRE_NODE") != "" {
+				t.Fatal("TOOLFAILURE_REQUIRE_NODE is set: " + msg)
+			}
+			t.Skip(msg + " (set TOOLFAILURE_REQUIRE_NODE=1 to fail instead)")
+		}
+	}
+	return node, suite
+}
+
+// The binaries under test, built once by TestMain.
+var toolfailureBin, serverBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "toolfailure-conformance-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	toolfailureBin = filepath.Join(dir, "toolfailure")
+	serverBin = filepath.Join(dir, "conformance-server")
+	for bin, pkg := range map[string]string{toolfailureBin: "github.com/omcp/toolfailure/cmd/toolfailure", serverBin: "."} {
+		if b, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, b)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// start runs a program until the test ends and returns the first group of
+// the first line of its stderr that matches re. The rest of its stderr goes
+// to the test log.
+func start(t *testing.T, env []string, re *regexp.Regexp, what string, argv ...string) string {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", what, err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			t.Logf("%s: %s", what, sc.Text())
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case found <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case url := <-found:
+		return url
+	case <-time.After(60 * time.Second):
+		t.Fatalf("%s did not start within 60 s", what)
+		return ""
+	}
+}

@@ -1,0 +1,204 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/omcp/toolfailure/internal/servicetest"
+	"github.com/omcp/toolfailure/mcpfailure"
+)
+
+// hostEnv is the environment the official SDKs give a server they start
+// (getDefaultEnvironment in the TypeScript SDK): a host passes nothing else
+// of its own environment, so the snippets must work with this plus their
+// env block.
+var hostEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
+
+// hostServer is one server entry of a host's configuration file.
+type hostServer struct {
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+}
+
+// readmeHostConfigs returns the server entries of the JSON snippets in the
+// README's "In an MCP host" section.
+func readmeHostConfigs(t *testing.T) []hostServer {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(b)
+	i := strings.Index(section, "### In an MCP host")
+	if i < 0 {
+		t.Fatal(`README has no "### In an MCP host" section`)
+	}
+	section = section[i:]
+	if j := strings.Index(section[4:], "\n### "); j >= 0 {
+		section = section[:j+4]
+	}
+	var out []hostServer
+	for _, m := range regexp.MustCompile("(?s)```json\n(.*?)```").FindAllStringSubmatch(section, -1) {
+		var file struct {
+			MCPServers map[string]hostServer `json:"mcpServers"` // Claude Desktop, Cursor, the Inspector
+			Servers    map[string]hostServer `json:"servers"`    // VS Code
+		}
+		if err := json.Unmarshal([]byte(m[1]), &file); err != nil {
+			t.Fatalf("README snippet is not JSON: %v\n%s", err, m[1])
+		}
+		for _, s := range file.MCPServers {
+			out = append(out, s)
+		}
+		for _, s := range file.Servers {
+			out = append(out, s)
+		}
+	}
+	if len(out) < 2 {
+		t.Fatalf("found %d host configurations in the README, want one per host family", len(out))
+	}
+	return out
+}
+
+// TestReadmeHostConfigs starts the proxy the way a host would from each of
+// the README's snippets: the snippet's command and arguments (the server's
+// command line swapped for a server that knows nothing of the proposal),
+// the SDKs' default environment plus the snippet's env block (its values
+// swapped for a live service's). As written, failures are classified; with
+// "--" before the server's command too; and with no key or a wrong one the
+// server still runs, failures pass unchanged, and the proxy says why.
+func TestReadmeHostConfigs(t *testing.T) {
+	toolfailure, server := toolfailureBin, serverBin
+	svc := servicetest.Start(t, servicetest.Embedded(t))
+	values := map[string]string{"TOOLFAILURE_SERVER": svc.URL, "TOOLFAILURE_KEY": svc.ReportKey}
+
+	for i, hs := range readmeHostConfigs(t) {
+		if hs.Command != "toolfailure" || len(hs.Args) < 2 || hs.Args[0] != "proxy" {
+			t.Fatalf("snippet %d: command %q %q, want toolfailure proxy …", i, hs.Command, hs.Args)
+		}
+		if slices.Contains(hs.Args, "--") {
+			t.Errorf("snippet %d: the Inspector's --config mode breaks on --; the snippets should do without", i)
+		}
+		for _, k := range []string{"TOOLFAILURE_SERVER", "TOOLFAILURE_KEY"} {
+			if _, ok := hs.Env[k]; !ok {
+				t.Errorf("snippet %d: no %s in its env block", i, k)
+			}
+		}
+		proxyArgs := hs.Args[:1] // "proxy"; the server's command line follows
+		for _, tc := range []struct {
+			name     string
+			args     []string
+			env      map[string]string
+			classify bool
+			warning  string
+		}{
+			{"as-written", proxyArgs, values, true, ""},
+			{"with-dashes", append(slices.Clone(proxyArgs), "--"), values, true, ""},
+			{"no-key", proxyArgs, map[string]string{"TOOLFAILURE_SERVER": svc.URL}, false, "no API key"},
+			{"wrong-key", proxyArgs, map[string]string{"TOOLFAILURE_SERVER": svc.URL, "TOOLFAILURE_KEY": "tfk_not_issued_here"}, false, "does not know the API key"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				env := []string{}
+				for _, k := range hostEnv {
+					if v, ok := os.LookupEnv(k); ok {
+						env = append(env, k+"="+v)
+					}
+				}
+				for k := range hs.Env {
+					if v, ok := tc.env[k]; ok {
+						env = append(env, k+"="+v)
+					}
+				}
+				args := append(slices.Clone(tc.args), server, "--plain")
+				runHostConfig(t, toolfailure, args, env, tc.classify, tc.warning)
+			})
+		}
+	}
+}
+
+func runHostConfig(t *testing.T, toolfailure string, args, env []string, classify bool, warning string) {
+	t.Helper()
+	var stderr lockedBuffer
+	cmd := exec.Command(toolfailure, args...)
+	cmd.Env = env
+	cmd.Stderr = &stderr
+	logs := make(chan string, 8)
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, &mcp.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			s, _ := req.Params.Data.(string)
+			logs <- s
+		},
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	// The protocol version of today's hosts, which start with a handshake.
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("the host cannot start the server: %v\nstderr:\n%s", err, stderr.String())
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_error_handling"})
+	if err != nil {
+		t.Fatalf("CallTool: %v\nstderr:\n%s", err, stderr.String())
+	}
+	_, tagged := res.Meta[mcpfailure.MetaKey]
+	switch {
+	case !res.IsError:
+		t.Fatal("the failing tool did not fail")
+	case classify && !tagged:
+		t.Errorf("failure not classified:\nstderr:\n%s", stderr.String())
+	case !classify && tagged:
+		t.Error("failure classified without a usable key")
+	}
+	if warning == "" {
+		return
+	}
+	// The check runs beside the relay: wait for its verdict.
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(stderr.String(), warning) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := strings.Count(stderr.String(), "NOT annotating"); n != 1 || !strings.Contains(stderr.String(), warning) {
+		t.Errorf("stderr says %d times that it is not annotating, want once, saying %q:\n%s", n, warning, stderr.String())
+	}
+	// The client hears it with its next call.
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_simple_text"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case m := <-logs:
+		if !strings.Contains(m, warning) {
+			t.Errorf("log message to the client: %q, want it to say %q", m, warning)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the client was not told")
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

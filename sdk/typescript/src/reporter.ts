@@ -1,0 +1,445 @@
+/**
+ * Server side: attach the toolFailure key to failed tool results through the
+ * toolfailure service, with the Go middleware's rules. A failed result waits
+ * for the service at most the budget (250 ms by default), covering the
+ * tool-annotation lookup and the Classify call together; when the service is
+ * slow, down, refuses the call or answers something unusable, the result goes
+ * out exactly as it was and the miss is counted and reported. Inventing a
+ * classification locally was rejected on purpose: its correlation ID would be
+ * one that support cannot look up.
+ */
+import { create, fromJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import { ValueSchema, timestampNow } from "@bufbuild/protobuf/wkt";
+import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+
+import { TOOL_FAILURE_KEY, parseObject } from "./failure.js";
+import { ClassifierService } from "./gen/toolfailure/v1/classifier_service_pb.js";
+import { RawErrorSchema, type RawError } from "./gen/toolfailure/v1/types_pb.js";
+
+/** How long a failed result may wait for the service: the Go middleware's DefaultBudget. */
+export const DEFAULT_BUDGET_MS = 250;
+
+export interface ReporterOptions {
+  /** The service, e.g. http://127.0.0.1:8080. Default: TOOLFAILURE_SERVER, else that address. */
+  baseUrl?: string;
+  /** A key with the "report" scope. Default: TOOLFAILURE_KEY. */
+  apiKey?: string;
+  /** The label failures are reported under, to tell one tenant's servers apart. */
+  server?: string;
+  /** Bounds the whole detour of one failed result, in ms. Default 250. */
+  budgetMs?: number;
+  /**
+   * Told about every failed result that went out without the key. Default:
+   * one line on stderr. The reason never contains the key.
+   */
+  onMiss?: (tool: string, reason: unknown) => void;
+}
+
+/** What is known about an error beyond its text; all optional. */
+export interface ErrorFacts {
+  message?: string;
+  /** An errno name (ECONNRESET) or an exception type. */
+  type?: string;
+  httpStatus?: number;
+  grpcCode?: number;
+  jsonrpcCode?: number;
+  /** A Retry-After value as received: seconds or an HTTP-date. */
+  retryAfter?: string;
+  details?: JsonObject;
+  attributes?: Record<string, string>;
+}
+
+export interface AnnotateOptions {
+  /** The error the handler threw, if it threw. */
+  error?: unknown;
+  /** Facts that override what is read from error and result. */
+  facts?: ErrorFacts;
+  /** The tool's annotations, or a lookup that runs inside the budget. */
+  annotations?: ToolAnnotations | (() => Promise<ToolAnnotations | undefined>);
+  /** The tools/call request's _meta, read for the W3C traceparent. */
+  requestMeta?: Record<string, unknown>;
+}
+
+/** Counts since the reporter was created, as the Go Annotator's Stats. */
+export interface ReporterStats {
+  /** Error results seen. */
+  failed: number;
+  /** Results that went out with the key attached. */
+  classified: number;
+  /** Results that carried the key already and were left exactly as they were. */
+  alreadyTagged: number;
+  /** Results that went out unchanged: the number to alert on. */
+  missed: number;
+  /** The part of missed where the budget ran out. */
+  missedTimeout: number;
+}
+
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+class BudgetExceeded extends Error {
+  constructor(ms: number) {
+    super(`the service did not answer within the ${ms} ms budget`);
+    this.name = "BudgetExceeded";
+  }
+}
+
+// The handler McpServer and Server keep per method. Reaching it is the one
+// way to see every tools/call answer, including the error results the SDK
+// makes itself from a thrown error or rejected arguments; it is checked at
+// run time, and the tested SDK range is the package's peer dependency.
+type RequestHandler = (request: { method: string; params?: Record<string, unknown> } & Record<string, unknown>, extra: unknown) => Promise<unknown>;
+interface ProtocolInternals {
+  _requestHandlers?: Map<string, RequestHandler>;
+}
+
+interface RegisteredToolInternals {
+  handler: unknown;
+}
+interface McpServerInternals {
+  server?: unknown;
+  setToolRequestHandlers?: () => void;
+  _registeredTools?: Record<string, RegisteredToolInternals>;
+  registerTool?: (...args: unknown[]) => unknown;
+  tool?: (...args: unknown[]) => unknown;
+}
+
+/**
+ * Wraps a tool callback so that a thrown error is remembered under the
+ * request's ID and thrown on: the SDK still makes its error result. Task
+ * handlers (objects) are left alone.
+ */
+function keepThrown(handler: unknown, thrown: Map<unknown, unknown>): unknown {
+  if (typeof handler !== "function") {
+    return handler;
+  }
+  return async (...args: unknown[]) => {
+    try {
+      return await handler(...args);
+    } catch (error) {
+      const extra = args[args.length - 1] as { requestId?: unknown } | undefined;
+      thrown.set(extra?.requestId, error);
+      throw error;
+    }
+  };
+}
+
+// A second instrument would classify every failure twice over.
+const instrumented = new WeakSet<object>();
+
+export class ToolFailureReporter {
+  private readonly client: Client<typeof ClassifierService>;
+  private readonly serverLabel: string;
+  private readonly budgetMs: number;
+  private readonly onMiss: (tool: string, reason: unknown) => void;
+  private readonly hasKey: boolean;
+  private readonly counts: ReporterStats = { failed: 0, classified: 0, alreadyTagged: 0, missed: 0, missedTimeout: 0 };
+
+  constructor(opts: ReporterOptions = {}) {
+    const baseUrl = opts.baseUrl ?? process.env.TOOLFAILURE_SERVER ?? "http://127.0.0.1:8080";
+    const apiKey = opts.apiKey ?? process.env.TOOLFAILURE_KEY ?? "";
+    if (opts.budgetMs !== undefined && !(opts.budgetMs > 0 && Number.isFinite(opts.budgetMs))) {
+      throw new RangeError(`ToolFailureReporter: budgetMs must be a positive number of milliseconds, got ${opts.budgetMs}`);
+    }
+    this.hasKey = apiKey !== "";
+    const bearer: Interceptor = (next) => (req) => {
+      req.header.set("Authorization", `Bearer ${apiKey}`);
+      return next(req);
+    };
+    this.client = createClient(
+      ClassifierService,
+      createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: false, interceptors: [bearer] }),
+    );
+    this.serverLabel = opts.server ?? "";
+    this.budgetMs = opts.budgetMs ?? DEFAULT_BUDGET_MS;
+    this.onMiss =
+      opts.onMiss ??
+      ((tool, reason) => console.error(`toolfailure: failed result of ${tool} sent without classification: ${String(reason)}`));
+  }
+
+  /** A snapshot of the counters. */
+  stats(): ReporterStats {
+    return { ...this.counts };
+  }
+
+  /**
+   * Installs the reporter on an McpServer (or the SDK's low-level Server):
+   * every failed tools/call result gains the key, whether the tool callback
+   * returned it, threw (the SDK turns that into an error result), or the
+   * SDK refused the arguments. The tool's annotations are read from the
+   * server's own tools/list, as the client sees them. Call it once, before
+   * connect; an McpServer's tools are covered whether they are registered
+   * before or after (a low-level Server needs its tools/call handler set
+   * first).
+   */
+  instrument(server: McpServer | Server): void {
+    if (instrumented.has(server)) {
+      throw new Error("ToolFailureReporter.instrument: this server is instrumented already");
+    }
+    // McpServer sets its tool handlers on the first registerTool; setting
+    // them now keeps a later registration from replacing the wrapper.
+    const high = server as unknown as McpServerInternals;
+    high.setToolRequestHandlers?.call(high);
+    // The SDK keeps only the message of an error a callback throws; the
+    // error itself (an errno code, an HTTP status, a Retry-After header) is
+    // what the service classifies best, so each callback is wrapped to keep
+    // it, under the request's ID, until the error result it became is seen.
+    const thrown = new Map<unknown, unknown>();
+    if (high._registeredTools && typeof high.registerTool === "function") {
+      for (const tool of Object.values(high._registeredTools)) {
+        tool.handler = keepThrown(tool.handler, thrown);
+      }
+      for (const method of ["registerTool", "tool"] as const) {
+        const register = high[method];
+        if (typeof register === "function") {
+          high[method] = (...args: unknown[]) => {
+            const tool = register.apply(high, args) as RegisteredToolInternals;
+            tool.handler = keepThrown(tool.handler, thrown);
+            return tool;
+          };
+        }
+      }
+    }
+    const low = (high.server ?? server) as unknown as ProtocolInternals;
+    const handlers = low._requestHandlers;
+    const call = handlers?.get("tools/call");
+    if (!handlers || !call) {
+      throw new Error("ToolFailureReporter.instrument: the server has no tools/call handler yet; register a tool first");
+    }
+    instrumented.add(server);
+    const list = handlers.get("tools/list");
+    handlers.set("tools/call", async (request, extra) => {
+      let result: CallToolResult;
+      let error: unknown;
+      try {
+        result = (await call(request, extra)) as CallToolResult;
+      } finally {
+        error = thrown.get(request.id);
+        thrown.delete(request.id);
+      }
+      if (!result || typeof result !== "object" || result.isError !== true) {
+        return result;
+      }
+      const params = request.params ?? {};
+      const tool = typeof params.name === "string" ? params.name : "";
+      const annotations = list
+        ? async () => {
+            const tools = (await list({ jsonrpc: "2.0", id: request.id, method: "tools/list", params: {} }, extra)) as {
+              tools?: { name: string; annotations?: ToolAnnotations }[];
+            };
+            return tools?.tools?.find((t) => t.name === tool)?.annotations;
+          }
+        : undefined;
+      return this.annotate(tool, result, {
+        error,
+        annotations,
+        requestMeta: params._meta as Record<string, unknown> | undefined,
+      });
+    });
+  }
+
+  /**
+   * Wraps one tool callback of McpServer.registerTool: a thrown error becomes
+   * an error result (as the SDK would make it) with the key attached, and a
+   * returned error result gets the key too.
+   */
+  wrap<A extends unknown[], E extends { _meta?: Record<string, unknown> }>(
+    tool: string,
+    annotations: ToolAnnotations | undefined,
+    handler: (...args: [...A, E]) => CallToolResult | Promise<CallToolResult>,
+  ): (...args: [...A, E]) => Promise<CallToolResult> {
+    return async (...args) => {
+      const extra = args[args.length - 1] as E;
+      const requestMeta = extra?._meta;
+      try {
+        const result = await handler(...args);
+        return await this.annotate(tool, result, { annotations, requestMeta });
+      } catch (error) {
+        const result: CallToolResult = {
+          content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }],
+          isError: true,
+        };
+        return await this.annotate(tool, result, { error, annotations, requestMeta });
+      }
+    };
+  }
+
+  /**
+   * Returns result with the toolFailure key merged into its _meta (every
+   * other key kept), or result itself when it is not an error, already
+   * carries the key (well-formed or not: its correlation ID is the one the
+   * server's logs know), or the service did not answer usably within the
+   * budget. result is never modified, and this never throws.
+   */
+  async annotate(tool: string, result: CallToolResult, opts: AnnotateOptions = {}): Promise<CallToolResult> {
+    if (!result || result.isError !== true) {
+      return result;
+    }
+    this.counts.failed++;
+    if (result._meta && Object.hasOwn(result._meta, TOOL_FAILURE_KEY)) {
+      this.counts.alreadyTagged++;
+      return result;
+    }
+    if (!this.hasKey) {
+      this.miss(tool, new Error("no API key: set TOOLFAILURE_KEY"));
+      return result;
+    }
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const budget = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        reject(new BudgetExceeded(this.budgetMs));
+      }, this.budgetMs);
+    });
+    try {
+      const failure = await Promise.race([this.classify(tool, result, opts, controller.signal), budget]);
+      this.counts.classified++;
+      return { ...result, _meta: { ...result._meta, [TOOL_FAILURE_KEY]: failure } };
+    } catch (err) {
+      this.miss(tool, err);
+      return result;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async classify(tool: string, result: CallToolResult, opts: AnnotateOptions, signal: AbortSignal): Promise<JsonObject> {
+    const traceparent = opts.requestMeta?.traceparent;
+    let annotations: ToolAnnotations | undefined;
+    if (typeof opts.annotations === "function") {
+      // A failed lookup costs the annotations, not the classification.
+      annotations = await opts.annotations().catch(() => undefined);
+    } else {
+      annotations = opts.annotations;
+    }
+    const response = await this.client.classify(
+      {
+        tool,
+        server: this.serverLabel,
+        error: rawError(result, opts.error, opts.facts),
+        toolAnnotations: annotationsOf(annotations),
+        traceparent: typeof traceparent === "string" && TRACEPARENT.test(traceparent) ? traceparent : "",
+        occurredAt: timestampNow(),
+      },
+      { signal },
+    );
+    return metaObject(response.meta?.[TOOL_FAILURE_KEY]);
+  }
+
+  private miss(tool: string, err: unknown) {
+    this.counts.missed++;
+    if (err instanceof BudgetExceeded) {
+      this.counts.missedTimeout++;
+    }
+    this.onMiss(tool, err);
+  }
+}
+
+/**
+ * Takes the toolFailure object out of the service's answer and refuses one
+ * the proposal's clients could not use, so that a service bug becomes a
+ * counted miss, not a malformed result. Integral numbers stay integers
+ * (retryNotBefore must be a JSON integer).
+ */
+function metaObject(v: unknown): JsonObject {
+  if (!v || typeof v !== "object" || Array.isArray(v)) {
+    throw new Error(`the service answered without a ${TOOL_FAILURE_KEY} object`);
+  }
+  parseObject(v);
+  return v as JsonObject;
+}
+
+/** Builds the RawError the service classifies from. */
+export function rawError(result: CallToolResult, error?: unknown, facts?: ErrorFacts): RawError {
+  const f: ErrorFacts = { ...errorFacts(error), ...facts };
+  const text = (result.content ?? [])
+    .flatMap((c) => (c.type === "text" && c.text ? [c.text] : []))
+    .join("\n");
+  const details: JsonObject = { ...(f.details ?? {}) };
+  if (result.structuredContent !== undefined) {
+    details.structuredContent = result.structuredContent as JsonValue;
+  }
+  const raw = create(RawErrorSchema, {
+    message: (f.message ?? text).slice(0, 16384),
+    type: (f.type ?? "").slice(0, 256),
+    httpStatus: inRange(f.httpStatus, 100, 599),
+    grpcCode: inRange(f.grpcCode, 0, 16),
+    jsonrpcCode: f.jsonrpcCode,
+    retryAfter: (f.retryAfter ?? "").slice(0, 128),
+    details: Object.keys(details).length > 0 ? fromJson(ValueSchema, details) : undefined,
+    attributes: f.attributes ?? {},
+  });
+  if (!raw.message && !raw.type && raw.details === undefined && raw.httpStatus === undefined) {
+    raw.message = "tool reported an error without a message";
+  }
+  return raw;
+}
+
+/**
+ * Reads what Node errors and common HTTP client errors carry: an errno code
+ * (ECONNRESET), a status (fetch wrappers, axios, the AWS SDK), a
+ * Retry-After header.
+ */
+export function errorFacts(error: unknown): ErrorFacts {
+  if (!(error instanceof Error)) {
+    return {};
+  }
+  const e = error as Error & {
+    code?: unknown;
+    status?: unknown;
+    statusCode?: unknown;
+    response?: { status?: unknown; headers?: unknown };
+    headers?: unknown;
+    $metadata?: { httpStatusCode?: unknown };
+  };
+  const facts: ErrorFacts = { message: e.message };
+  facts.type = typeof e.code === "string" ? e.code : e.name !== "Error" ? e.name : undefined;
+  const status = [e.status, e.statusCode, e.response?.status, e.$metadata?.httpStatusCode].find(
+    (s): s is number => typeof s === "number",
+  );
+  if (status !== undefined) {
+    facts.httpStatus = status;
+  }
+  const retryAfter = headerOf(e.headers ?? e.response?.headers, "retry-after");
+  if (retryAfter) {
+    facts.retryAfter = retryAfter;
+  }
+  return facts;
+}
+
+function headerOf(headers: unknown, name: string): string | undefined {
+  if (!headers || typeof headers !== "object") {
+    return undefined;
+  }
+  if (typeof (headers as Headers).get === "function") {
+    return (headers as Headers).get(name) ?? undefined;
+  }
+  for (const [k, v] of Object.entries(headers as Record<string, unknown>)) {
+    if (k.toLowerCase() === name) {
+      return String(v);
+    }
+  }
+  return undefined;
+}
+
+function inRange(n: number | undefined, lo: number, hi: number): number | undefined {
+  return n !== undefined && Number.isInteger(n) && n >= lo && n <= hi ? n : undefined;
+}
+
+function annotationsOf(a: ToolAnnotations | undefined) {
+  if (!a) {
+    return undefined;
+  }
+  // The Go middleware sends idempotentHint and readOnlyHint always (false is
+  // the specification's default); the same here, so that both report alike.
+  return {
+    idempotentHint: a.idempotentHint ?? false,
+    readOnlyHint: a.readOnlyHint ?? false,
+    destructiveHint: a.destructiveHint,
+    openWorldHint: a.openWorldHint,
+  };
+}
