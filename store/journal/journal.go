@@ -471,3 +471,51 @@ func (s *Store) Close() error {
 	})
 	return err
 }
+
+// pendingOf counts the journal's records of the tenant.
+func (s *Store) pendingOf(tenantID int64) int {
+	if s.npending.Load() == 0 {
+		return 0
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	n := 0
+	for _, e := range s.pending {
+		if e.f.TenantID == tenantID {
+			n++
+		}
+	}
+	return n
+}
+
+// errGroupsPending refuses a count that would leave out the tenant's records that are still in
+// the journal: groups are counted by the store, and a count that is silently short misleads more
+// than "retry shortly" does. The drain after an outage takes seconds.
+func errGroupsPending(n int) error {
+	return fmt.Errorf("%w: %d of the tenant's records are still in the journal; groups count them once they are stored", store.ErrUnavailable, n)
+}
+
+// ListGroups passes through to the store unless some of the tenant's records are still only in
+// the journal (see errGroupsPending).
+func (s *Store) ListGroups(ctx context.Context, tenantID int64, q store.GroupQuery) ([]store.Group, error) {
+	if n := s.pendingOf(tenantID); n > 0 {
+		return nil, fmt.Errorf("list groups: %w", errGroupsPending(n))
+	}
+	return s.Store.ListGroups(ctx, tenantID, q)
+}
+
+// GetGroup is ListGroups' rule for one group.
+func (s *Store) GetGroup(ctx context.Context, tenantID int64, fp string, since, until time.Time) (store.Group, error) {
+	if n := s.pendingOf(tenantID); n > 0 {
+		return store.Group{}, fmt.Errorf("get group: %w", errGroupsPending(n))
+	}
+	return s.Store.GetGroup(ctx, tenantID, fp, since, until)
+}
+
+// GroupHours is ListGroups' rule for hourly counts.
+func (s *Store) GroupHours(ctx context.Context, tenantID int64, fps []string, since, until time.Time) (map[string][]int64, error) {
+	if n := s.pendingOf(tenantID); n > 0 {
+		return nil, fmt.Errorf("group hours: %w", errGroupsPending(n))
+	}
+	return s.Store.GroupHours(ctx, tenantID, fps, since, until)
+}
