@@ -151,6 +151,10 @@ func (s *Store) markDrained(e *entry) {
 	}
 	s.npending.Store(int64(len(s.pending)))
 	s.drained.Add(1)
+	if len(s.pending) == 0 && s.emptied != nil {
+		close(s.emptied)
+		s.emptied = nil
+	}
 }
 
 // quarantine keeps a record that the store will never take (its tenant was deleted, say) in a file

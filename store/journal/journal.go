@@ -105,7 +105,10 @@ type Store struct {
 	degraded atomic.Bool
 	npending atomic.Int64 // len(pending), readable without the lock on the hot path
 
-	mu        sync.RWMutex
+	mu sync.RWMutex
+	// emptied is closed, and cleared, when the last pending record is drained; group counts wait
+	// on it (see waitStored). Guarded by mu.
+	emptied   chan struct{}
 	pending   map[[16]byte]*entry
 	byKey     map[tenantKey]*entry
 	segs      map[uint64]*segment
@@ -472,13 +475,12 @@ func (s *Store) Close() error {
 	return err
 }
 
-// pendingOf counts the journal's records of the tenant.
-func (s *Store) pendingOf(tenantID int64) int {
-	if s.npending.Load() == 0 {
-		return 0
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+// groupDrainWait bounds how long a group count waits for the tenant's journaled records to reach
+// the store before it answers unavailable.
+const groupDrainWait = 5 * time.Second
+
+// pendingOfLocked counts the journal's records of the tenant; s.mu is held.
+func (s *Store) pendingOfLocked(tenantID int64) int {
 	n := 0
 	for _, e := range s.pending {
 		if e.f.TenantID == tenantID {
@@ -488,34 +490,70 @@ func (s *Store) pendingOf(tenantID int64) int {
 	return n
 }
 
-// errGroupsPending refuses a count that would leave out the tenant's records that are still in
-// the journal: groups are counted by the store, and a count that is silently short misleads more
-// than "retry shortly" does. The drain after an outage takes seconds.
+// waitStored returns once none of the tenant's records is only in the journal, waiting at most
+// groupDrainWait (the drain probes a store that was unavailable every ProbeInterval) for the drain
+// to store them: groups are
+// counted by the store, and a count that silently left them out would mislead more than
+// "retry shortly" does.
+func (s *Store) waitStored(ctx context.Context, tenantID int64) error {
+	if s.npending.Load() == 0 {
+		return nil
+	}
+	timer := time.NewTimer(groupDrainWait)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		n := s.pendingOfLocked(tenantID)
+		if n == 0 {
+			s.mu.Unlock()
+			return nil
+		}
+		if s.emptied == nil {
+			s.emptied = make(chan struct{})
+		}
+		ch := s.emptied
+		s.mu.Unlock()
+		s.wake()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return errGroupsPending(n)
+		case <-timer.C:
+			s.mu.RLock()
+			n = s.pendingOfLocked(tenantID)
+			s.mu.RUnlock()
+			if n > 0 {
+				return errGroupsPending(n)
+			}
+			return nil
+		}
+	}
+}
+
 func errGroupsPending(n int) error {
 	return fmt.Errorf("%w: %d of the tenant's records are still in the journal; groups count them once they are stored", store.ErrUnavailable, n)
 }
 
-// ListGroups passes through to the store unless some of the tenant's records are still only in
-// the journal (see errGroupsPending).
+// ListGroups counts in the store once the tenant's journaled records are there (see waitStored).
 func (s *Store) ListGroups(ctx context.Context, tenantID int64, q store.GroupQuery) ([]store.Group, error) {
-	if n := s.pendingOf(tenantID); n > 0 {
-		return nil, fmt.Errorf("list groups: %w", errGroupsPending(n))
+	if err := s.waitStored(ctx, tenantID); err != nil {
+		return nil, fmt.Errorf("list groups: %w", err)
 	}
 	return s.Store.ListGroups(ctx, tenantID, q)
 }
 
 // GetGroup is ListGroups' rule for one group.
 func (s *Store) GetGroup(ctx context.Context, tenantID int64, fp string, since, until time.Time) (store.Group, error) {
-	if n := s.pendingOf(tenantID); n > 0 {
-		return store.Group{}, fmt.Errorf("get group: %w", errGroupsPending(n))
+	if err := s.waitStored(ctx, tenantID); err != nil {
+		return store.Group{}, fmt.Errorf("get group: %w", err)
 	}
 	return s.Store.GetGroup(ctx, tenantID, fp, since, until)
 }
 
 // GroupHours is ListGroups' rule for hourly counts.
 func (s *Store) GroupHours(ctx context.Context, tenantID int64, fps []string, since, until time.Time) (map[string][]int64, error) {
-	if n := s.pendingOf(tenantID); n > 0 {
-		return nil, fmt.Errorf("group hours: %w", errGroupsPending(n))
+	if err := s.waitStored(ctx, tenantID); err != nil {
+		return nil, fmt.Errorf("group hours: %w", err)
 	}
 	return s.Store.GroupHours(ctx, tenantID, fps, since, until)
 }
