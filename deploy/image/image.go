@@ -430,17 +430,17 @@ func SBOM(info *buildinfo.BuildInfo, version string, created time.Time) ([]byte,
 		Locator  string `json:"referenceLocator"`
 	}
 	type pkg struct {
-		SPDXID           string     `json:"SPDXID"`
-		Name             string     `json:"name"`
-		Version          string     `json:"versionInfo,omitempty"`
-		Download         string     `json:"downloadLocation"`
-		FilesAnalyzed    bool       `json:"filesAnalyzed"`
-		Comment          string     `json:"comment,omitempty"`
-		ExternalRefs     []extRef   `json:"externalRefs,omitempty"`
-		PrimaryPurpose   string     `json:"primaryPackagePurpose,omitempty"`
-		LicenseConcluded string     `json:"licenseConcluded"`
-		LicenseDeclared  string     `json:"licenseDeclared"`
-		Copyright        string     `json:"copyrightText"`
+		SPDXID           string   `json:"SPDXID"`
+		Name             string   `json:"name"`
+		Version          string   `json:"versionInfo,omitempty"`
+		Download         string   `json:"downloadLocation"`
+		FilesAnalyzed    bool     `json:"filesAnalyzed"`
+		Comment          string   `json:"comment,omitempty"`
+		ExternalRefs     []extRef `json:"externalRefs,omitempty"`
+		PrimaryPurpose   string   `json:"primaryPackagePurpose,omitempty"`
+		LicenseConcluded string   `json:"licenseConcluded"`
+		LicenseDeclared  string   `json:"licenseDeclared"`
+		Copyright        string   `json:"copyrightText"`
 	}
 	type rel struct {
 		Element string `json:"spdxElementId"`
