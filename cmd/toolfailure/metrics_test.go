@@ -117,3 +117,35 @@ func get(t *testing.T, url string) string {
 	}
 	return string(b)
 }
+
+// TestReadReplicaFlag: the replica's URL, like the primary's, is named in help and never shown,
+// and a replica URL that cannot work is a usage error naming the flag, not a failure at the first
+// lookup.
+func TestReadReplicaFlag(t *testing.T) {
+	t.Setenv("TOOLFAILURE_READ_DATABASE_URL", "postgres://reader:"+secretPassword+"@127.0.0.1:1/db")
+	code, out, errOut := runCmd(t, "serve", "--help")
+	if code != 0 || !strings.Contains(out, "(from $TOOLFAILURE_READ_DATABASE_URL)") || !strings.Contains(out, "(from $TOOLFAILURE_METRICS_LISTEN)") {
+		t.Errorf("serve --help does not name the replica's and the metrics' variables: exit %d\n%s", code, out)
+	}
+	if strings.Contains(out+errOut, secretPassword) {
+		t.Errorf("serve --help shows the replica's password:\n%s", out)
+	}
+	t.Setenv("TOOLFAILURE_READ_DATABASE_URL", "")
+
+	for name, args := range map[string][]string{
+		"embedded store":  {"--database-url", "sqlite:" + filepath.Join(t.TempDir(), "tf.db"), "--read-database-url", "postgres://reader@127.0.0.1:1/db"},
+		"not PostgreSQL":  {"--database-url", pgtest.URL(t), "--read-database-url", "mysql://reader:" + secretPassword + "@db/x"},
+		"metrics address": {"--database-url", "sqlite:" + filepath.Join(t.TempDir(), "tf2.db"), "--metrics-listen", "256.0.0.1:x"},
+	} {
+		code, _, errOut := runCmd(t, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
+		switch {
+		case name == "metrics address" && (code != 1 || !strings.Contains(errOut, "--metrics-listen")):
+			t.Errorf("%s: exit %d, want 1 with a reason naming --metrics-listen: %s", name, code, errOut)
+		case name != "metrics address" && (code != 2 || !strings.Contains(errOut, "--read-database-url")):
+			t.Errorf("%s: exit %d, want 2 with a reason naming --read-database-url: %s", name, code, errOut)
+		}
+		if strings.Contains(errOut, secretPassword) {
+			t.Errorf("%s: the error shows the password: %s", name, errOut)
+		}
+	}
+}
