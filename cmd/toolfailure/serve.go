@@ -166,9 +166,12 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 		if !strings.HasPrefix(readURL, "postgres://") && !strings.HasPrefix(readURL, "postgresql://") {
 			return usageErrorf("--read-database-url: use postgres://…, not %q", redactURL(readURL))
 		}
-		replica, err := postgres.Open(ctx, readURL, storeOpts...)
+		replica, err := postgres.OpenReplica(ctx, readURL, storeOpts...)
 		if err != nil {
-			return failedf("read replica: %w", err)
+			return failed(err)
+		}
+		if err := replica.Ping(ctx); err != nil {
+			fmt.Fprintf(stderr, "toolfailure: the read replica does not answer (%v); lookups go to the primary until it does\n", err)
 		}
 		r, err := postgres.NewReplicated(pg, replica, postgres.ReplicaOptions{
 			Timeout: f.replicaTimeout, MaxLag: f.replicaMaxLag, MeterProvider: sdk.Config().MeterProvider})

@@ -89,16 +89,28 @@ func NewReplicated(primary, replica *Store, opts ReplicaOptions) (*Replicated, e
 	return &Replicated{Store: primary, replica: replica, opts: opts, fallbacks: c}, nil
 }
 
-// OpenReplicated opens the primary and the replica; see Open for the URLs and options.
+// OpenReplica opens the read replica at databaseURL without waiting for it to answer: a replica
+// that is down at start-up must not keep the service from starting, since the primary answers in
+// its place until it is back. Ping reports whether it answers now.
+func OpenReplica(ctx context.Context, databaseURL string, opts ...Option) (*Store, error) {
+	s, err := open(ctx, databaseURL, false, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("read replica: %w", err)
+	}
+	return s, nil
+}
+
+// OpenReplicated opens the primary and the replica (see OpenReplica); see Open for the URLs and
+// options.
 func OpenReplicated(ctx context.Context, primaryURL, replicaURL string, ropts ReplicaOptions, opts ...Option) (*Replicated, error) {
 	primary, err := Open(ctx, primaryURL, opts...)
 	if err != nil {
 		return nil, err
 	}
-	replica, err := Open(ctx, replicaURL, opts...)
+	replica, err := OpenReplica(ctx, replicaURL, opts...)
 	if err != nil {
 		_ = primary.Close()
-		return nil, fmt.Errorf("read replica: %w", err)
+		return nil, err
 	}
 	r, err := NewReplicated(primary, replica, ropts)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/omcp/toolfailure/internal/pgcluster"
+	"github.com/omcp/toolfailure/internal/pgtest"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/postgres"
 )
@@ -217,4 +218,35 @@ func requireFallbacks(t *testing.T, reader *sdkmetric.ManualReader, want map[[2]
 			t.Errorf("unexpected fallbacks %v = %d", k, v)
 		}
 	}
+}
+
+// A replica that is down when the service starts does not keep it from starting, and lookups are
+// answered by the primary from the first call.
+func TestReplicaDownAtStart(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	reader := sdkmetric.NewManualReader()
+	s, err := postgres.OpenReplicated(ctx, pgtest.URL(t), "postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=2",
+		postgres.ReplicaOptions{MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))})
+	if err != nil {
+		t.Fatalf("a replica that is down kept the store from opening: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tenant, err := s.EnsureTenant(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := insert(t, s, tenant.ID)
+	requireFound(t, s, tenant.ID, f.ID)
+	list, err := s.ListFailures(ctx, tenant.ID, store.ListQuery{})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("ListFailures with the replica down: %d records, %v", len(list), err)
+	}
+	requireFallbacks(t, reader, map[[2]string]int64{
+		{"get_failure", postgres.FallbackError}: 1,
+		{"list_failures", postgres.FallbackLag}: 1, // the lag could not be measured
+	})
 }
