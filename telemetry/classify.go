@@ -30,6 +30,15 @@ const OtherCode = "other"
 
 var baselineCodes = classify.BaselineCodes()
 
+// Values of AttrOutcome on toolfailure.classify.duration: what became of a
+// Classify call, so that one histogram answers both "how fast" and "how
+// many failed" without a series per error message.
+const (
+	OutcomeStored   = "stored"   // a new record was stored
+	OutcomeReplayed = "replayed" // an idempotency key matched; nothing new stored
+	OutcomeError    = "error"    // no answer; error.type says which Connect code
+)
+
 // MetricCode folds a failure code into the bounded set used as a metric
 // attribute: a baseline code stays itself, anything else becomes OtherCode.
 func MetricCode(code string) string {
@@ -162,8 +171,13 @@ func (s *ClassifySpan) Recorded(ctx context.Context, c Classification) {
 		AttrCode.String(MetricCode(c.Code)),
 		AttrReplay.Bool(c.Replay),
 	)))
+	outcome := OutcomeStored
+	if c.Replay {
+		outcome = OutcomeReplayed
+	}
 	s.i.classifyDuration.Record(ctx, time.Since(s.start).Seconds(), metric.WithAttributeSet(attribute.NewSet(
 		AttrClass.String(c.Class),
+		AttrOutcome.String(outcome),
 	)))
 }
 
@@ -186,6 +200,7 @@ func (s *ClassifySpan) Failed(ctx context.Context, err error) {
 	s.span.End()
 	s.i.classifyDuration.Record(ctx, time.Since(s.start).Seconds(), metric.WithAttributeSet(attribute.NewSet(
 		AttrErrorType.String(code),
+		AttrOutcome.String(OutcomeError),
 	)))
 }
 

@@ -59,6 +59,9 @@
 //     Codes are an open vocabulary that tenants' rules extend, so only the
 //     baseline codes are kept and every other code is counted as "other"
 //     (MetricCode); the record keeps the real code.
+//   - toolfailure.classify.duration also carries toolfailure.outcome
+//     (stored, replayed, error), so that one histogram counts the calls
+//     that failed as well as timing them.
 //   - toolfailure.classify.duration, rpc.server.duration (or
 //     rpc.server.call.duration) and db.client.operation.duration: latency
 //     histograms whose attributes are method, class, operation and error
@@ -68,6 +71,10 @@
 //   - toolfailure.rules.cache.version: a callback gauge per tenant, fed by
 //     ObserveRuleCache, so that a replica that missed a rule invalidation
 //     stands out as a different version.
+//
+// NewPrometheus makes the same instruments scrapeable (serve
+// --metrics-listen): pass its Reader to Setup with WithMetricReader and
+// mount its Handler at /metrics.
 //
 // # Trace links
 //

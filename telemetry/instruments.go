@@ -34,6 +34,7 @@ const (
 	AttrTenantName    = attribute.Key("toolfailure.tenant.name")
 	AttrAPIKeyID      = attribute.Key("toolfailure.api_key.id")
 	AttrServerLabel   = attribute.Key("toolfailure.server")
+	AttrOutcome       = attribute.Key("toolfailure.outcome")
 
 	// AttrGenAIToolName is the tool's name, as the MCP and GenAI conventions
 	// spell it.

@@ -80,7 +80,14 @@ func (s *SDK) Shutdown(ctx context.Context) error {
 //
 // The W3C trace-context and baggage propagator is installed in every case,
 // so that trace IDs reach the failure records even with no exporter.
-func Setup(ctx context.Context) (*SDK, error) {
+//
+// Options add to that: WithMetricReader (the Prometheus endpoint of serve
+// --metrics-listen) turns metrics on whatever OTEL_METRICS_EXPORTER says.
+func Setup(ctx context.Context, opts ...SetupOption) (*SDK, error) {
+	var so setupOptions
+	for _, o := range opts {
+		o(&so)
+	}
 	prop := propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 	otel.SetTextMapPropagator(prop)
 	s := &SDK{
@@ -94,7 +101,7 @@ func Setup(ctx context.Context) (*SDK, error) {
 	}
 	tracesWanted := exporterWanted("OTEL_TRACES_EXPORTER")
 	metricsWanted := exporterWanted("OTEL_METRICS_EXPORTER")
-	if !tracesWanted && !metricsWanted {
+	if !tracesWanted && !metricsWanted && len(so.readers) == 0 {
 		s.Description = "off (set OTEL_TRACES_EXPORTER and OTEL_METRICS_EXPORTER to otlp or console)"
 		return s, nil
 	}
@@ -122,6 +129,7 @@ func Setup(ctx context.Context) (*SDK, error) {
 	if !tracesWanted {
 		desc = append(desc, "traces: off")
 	}
+	readers := so.readers
 	if metricsWanted {
 		reader, err := autoexport.NewMetricReader(ctx)
 		if err != nil {
@@ -131,18 +139,45 @@ func Setup(ctx context.Context) (*SDK, error) {
 		if autoexport.IsNoneMetricReader(reader) {
 			metricsWanted = false
 		} else {
-			mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithResource(res))
-			s.MeterProvider = mp
-			s.shutdown = append(s.shutdown, mp.Shutdown)
-			otel.SetMeterProvider(mp)
+			readers = append(readers, reader)
 			desc = append(desc, "metrics: "+os.Getenv("OTEL_METRICS_EXPORTER")+otlpDetail("METRICS"))
 		}
 	}
-	if !metricsWanted {
+	for _, name := range so.readerNames {
+		desc = append(desc, "metrics: "+name)
+	}
+	if len(readers) > 0 {
+		mopts := []sdkmetric.Option{sdkmetric.WithResource(res)}
+		for _, r := range readers {
+			mopts = append(mopts, sdkmetric.WithReader(r))
+		}
+		mp := sdkmetric.NewMeterProvider(mopts...)
+		s.MeterProvider = mp
+		s.shutdown = append(s.shutdown, mp.Shutdown)
+		otel.SetMeterProvider(mp)
+	} else {
 		desc = append(desc, "metrics: off")
 	}
 	s.Description = strings.Join(desc, "; ")
 	return s, nil
+}
+
+// SetupOption adds to what the environment asks Setup for.
+type SetupOption func(*setupOptions)
+
+type setupOptions struct {
+	readers     []sdkmetric.Reader
+	readerNames []string
+}
+
+// WithMetricReader adds a metric reader, for example the Prometheus exporter
+// behind a /metrics endpoint, to the meter provider; name says in the
+// start-up description where the metrics go.
+func WithMetricReader(name string, r sdkmetric.Reader) SetupOption {
+	return func(o *setupOptions) {
+		o.readers = append(o.readers, r)
+		o.readerNames = append(o.readerNames, name)
+	}
 }
 
 // exporterWanted reports whether the variable names an exporter other than

@@ -31,6 +31,8 @@ import (
 // serveFlags are serve's flags.
 type serveFlags struct {
 	listen, dbURL, journalDir, traceURL *envString
+	readDBURL, metricsListen            *envString
+	replicaTimeout, replicaMaxLag       time.Duration
 	shutdownGrace, journalTimeout       time.Duration
 	retentionEvery                      time.Duration
 	journalMax                          int64
@@ -54,7 +56,8 @@ with every scope, once, after the port is open. For production use PostgreSQL.
 SIGTERM stops accepting calls, lets those in flight finish (up to --shutdown-grace) and exits 0.`,
 		Example: `  toolfailure serve
   toolfailure serve --listen 0.0.0.0:8080 --database-url postgres://USER:PASS@HOST:5432/DB
-  toolfailure serve --journal-dir /var/lib/toolfailure/journal --rate-limit 200 --rate-burst 400`,
+  toolfailure serve --journal-dir /var/lib/toolfailure/journal --rate-limit 200 --rate-burst 400
+  toolfailure serve --database-url postgres://USER:PASS@PRIMARY/DB --read-database-url postgres://USER:PASS@REPLICA/DB --metrics-listen 0.0.0.0:9090`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runServe(cmd, d, f)
@@ -63,6 +66,10 @@ SIGTERM stops accepting calls, lets those in flight finish (up to --shutdown-gra
 	fs := cmd.Flags()
 	f.listen = envStringVar(fs, "listen", "TOOLFAILURE_LISTEN", "127.0.0.1:8080", "address to listen on")
 	f.dbURL = envStringVar(fs, "database-url", "DATABASE_URL", "", "postgres://… for PostgreSQL, sqlite:PATH or empty for the embedded store")
+	f.readDBURL = envStringVar(fs, "read-database-url", "TOOLFAILURE_READ_DATABASE_URL", "", "postgres://… of a read replica for GetFailure and ListFailures; an ID the replica lacks is looked up on the primary")
+	fs.DurationVar(&f.replicaTimeout, "read-timeout", 500*time.Millisecond, "how long a lookup waits for the read replica before it asks the primary")
+	fs.DurationVar(&f.replicaMaxLag, "read-max-lag", 10*time.Second, "replication lag above which lists go to the primary")
+	f.metricsListen = envStringVar(fs, "metrics-listen", "TOOLFAILURE_METRICS_LISTEN", "", "serve Prometheus metrics at /metrics on this separate address (e.g. 0.0.0.0:9090); empty disables")
 	fs.DurationVar(&f.shutdownGrace, "shutdown-grace", 20*time.Second, "how long SIGTERM waits for in-flight calls")
 	f.journalDir = envStringVar(fs, "journal-dir", "TOOLFAILURE_JOURNAL_DIR", "", "local directory of the outage journal (PostgreSQL only); empty disables it")
 	fs.Int64Var(&f.journalMax, "journal-max-bytes", journal.DefaultMaxBytes, "size bound of the outage journal; when full, Classify answers unavailable")
@@ -102,7 +109,15 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 
 	// Telemetry is off unless OTEL_TRACES_EXPORTER / OTEL_METRICS_EXPORTER
 	// ask for it; the W3C propagator is installed either way.
-	sdk, err := telemetry.Setup(ctx)
+	var setupOpts []telemetry.SetupOption
+	var prom *telemetry.Prometheus
+	if f.metricsListen.Get() != "" {
+		if prom, err = telemetry.NewPrometheus(); err != nil {
+			return failed(err)
+		}
+		setupOpts = append(setupOpts, telemetry.WithMetricReader("prometheus (--metrics-listen)", prom.Reader))
+	}
+	sdk, err := telemetry.Setup(ctx, setupOpts...)
 	if err != nil {
 		return failed(err)
 	}
@@ -137,6 +152,37 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 	defer stopBackground()
 	if err := b.Migrate(ctx); err != nil {
 		return failedf("migrate: %w", err)
+	}
+	if pg, ok := b.(*postgres.Store); ok {
+		if reg, err := pg.RegisterMetrics(sdk.Config().MeterProvider); err == nil {
+			defer func() { _ = reg.Unregister() }()
+		}
+	}
+	if readURL := f.readDBURL.Get(); readURL != "" {
+		// The replica sits under the journal: a journaled record is found in the journal first,
+		// everything else on the replica and then on the primary.
+		pg, ok := b.(*postgres.Store)
+		if !ok {
+			return usageErrorf("--read-database-url needs --database-url postgres://… (the store at %s has no replicas)", where)
+		}
+		if !strings.HasPrefix(readURL, "postgres://") && !strings.HasPrefix(readURL, "postgresql://") {
+			return usageErrorf("--read-database-url: use postgres://…, not %q", redactURL(readURL))
+		}
+		replica, err := postgres.OpenReplica(ctx, readURL, storeOpts...)
+		if err != nil {
+			return failed(err)
+		}
+		if err := replica.Ping(ctx); err != nil {
+			fmt.Fprintf(stderr, "toolfailure: the read replica does not answer (%v); lookups go to the primary until it does\n", err)
+		}
+		r, err := postgres.NewReplicated(pg, replica, postgres.ReplicaOptions{
+			Timeout: f.replicaTimeout, MaxLag: f.replicaMaxLag, MeterProvider: sdk.Config().MeterProvider})
+		if err != nil {
+			_ = replica.Close()
+			return failed(err)
+		}
+		b = r
+		fmt.Fprintf(stderr, "toolfailure: lookups go to the read replica at %s first\n", redactURL(readURL))
 	}
 	if dir := f.journalDir.Get(); dir != "" && !embedded {
 		inner, ok := b.(store.Store) // the journal wraps a whole store
@@ -217,6 +263,20 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 		go func() { _ = dbgSrv.ListenAndServe() }()
 		defer dbgSrv.Close()
 		fmt.Fprintf(stderr, "toolfailure: profiles on http://%s/debug/pprof/\n", f.debugListen)
+	}
+	if prom != nil {
+		// Metrics have a port of their own, as the profiles do: scrapers reach it without an
+		// API key, so it must not be the port that the API is exposed on.
+		mln, err := net.Listen("tcp", f.metricsListen.Get())
+		if err != nil {
+			return failedf("--metrics-listen: cannot listen on %s: %w", f.metricsListen.Get(), err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", prom.Handler)
+		msrv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		go func() { _ = msrv.Serve(mln) }()
+		defer msrv.Close()
+		fmt.Fprintf(stderr, "toolfailure: Prometheus metrics at http://%s/metrics\n", mln.Addr())
 	}
 	if embedded {
 		if err := bootstrapDevKey(ctx, b, stdout); err != nil {

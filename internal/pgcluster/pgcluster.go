@@ -38,6 +38,32 @@ type Cluster struct {
 // installed. The cluster is stopped and deleted when t ends.
 func Start(t testing.TB) *Cluster {
 	t.Helper()
+	c := newCluster(t)
+	if out, err := c.run("initdb", "-D", c.dir, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8"); err != nil {
+		t.Fatalf("pgcluster: initdb: %v\n%s", err, out)
+	}
+	c.Restart()
+	return c
+}
+
+// StartReplica starts a streaming replica of primary: a base backup taken with pg_basebackup
+// (-R writes the standby settings, -X stream carries the WAL written during the backup), started
+// on a port of its own. It is read-only and follows the primary until it is stopped; it is
+// stopped and deleted when t ends.
+func StartReplica(t testing.TB, primary *Cluster) *Cluster {
+	t.Helper()
+	c := newCluster(t)
+	if out, err := c.run("pg_basebackup", "-D", c.dir, "-h", "127.0.0.1", "-p", strconv.Itoa(primary.port),
+		"-U", "postgres", "-X", "stream", "-R", "--no-sync", "-c", "fast"); err != nil {
+		t.Fatalf("pgcluster: pg_basebackup: %v\n%s", err, out)
+	}
+	c.Restart()
+	return c
+}
+
+// newCluster picks the binaries, a data directory and a port, and arranges the clean-up.
+func newCluster(t testing.TB) *Cluster {
+	t.Helper()
 	bin := findBin()
 	if bin == "" {
 		t.Skip("pgcluster: no PostgreSQL server binaries (initdb, pg_ctl) found")
@@ -57,10 +83,6 @@ func Start(t testing.TB) *Cluster {
 		_ = c.pgctl("stop", "-m", "immediate")
 		_ = os.RemoveAll(base)
 	})
-	if out, err := c.run("initdb", "-D", c.dir, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8"); err != nil {
-		t.Fatalf("pgcluster: initdb: %v\n%s", err, out)
-	}
-	c.Restart()
 	return c
 }
 
@@ -117,6 +139,11 @@ func (c *Cluster) run(name string, args ...string) ([]byte, error) {
 func findBin() string {
 	if p, err := exec.LookPath("initdb"); err == nil {
 		if _, err := exec.LookPath("pg_ctl"); err == nil {
+			// A link on PATH points into the version's own directory, which also holds
+			// pg_basebackup and the rest; the link's directory may hold only some of them.
+			if real, err := filepath.EvalSymlinks(p); err == nil {
+				p = real
+			}
 			return filepath.Dir(p)
 		}
 	}

@@ -44,12 +44,13 @@ func (s *Store) ListGroups(ctx context.Context, tenantID int64, q store.GroupQue
 	}
 	args = append(args, canonical.Limit(q.Limit))
 	sampleWhere, _ := groupWhere("f.", tenantID, fl)
-	query := `WITH g AS (
+	// A subquery rather than a CTE, so that every name after FROM is a table of the schema (the
+	// tenant_id check of store/postgres reads statements that way).
+	query := `SELECT g.n, g.first, g.last, s.* FROM (
 		SELECT fingerprint, count(*) AS n, min(created_at) AS first, max(created_at) AS last
 		FROM failures WHERE ` + strings.Join(where, " AND ") + `
 		GROUP BY fingerprint` + having + `
-		ORDER BY ` + order + ` LIMIT $` + strconv.Itoa(len(args)) + `)
-	SELECT g.n, g.first, g.last, s.* FROM g CROSS JOIN LATERAL (
+		ORDER BY ` + order + ` LIMIT $` + strconv.Itoa(len(args)) + `) g CROSS JOIN LATERAL (
 		SELECT ` + prefixed("f.", failureColumns) + ` FROM failures f
 		WHERE ` + strings.Join(sampleWhere, " AND ") + ` AND f.fingerprint = g.fingerprint
 		ORDER BY f.id DESC LIMIT 1) s
@@ -80,10 +81,9 @@ func (s *Store) GetGroup(ctx context.Context, tenantID int64, fp string, since, 
 	args = append(args, key)
 	where = append(where, "fingerprint = $"+strconv.Itoa(len(args)))
 	sampleWhere, _ := groupWhere("f.", tenantID, store.GroupFilter{Since: since, Until: until})
-	query := `WITH g AS (
+	query := `SELECT g.n, g.first, g.last, s.* FROM (
 		SELECT fingerprint, count(*) AS n, min(created_at) AS first, max(created_at) AS last
-		FROM failures WHERE ` + strings.Join(where, " AND ") + ` GROUP BY fingerprint)
-	SELECT g.n, g.first, g.last, s.* FROM g CROSS JOIN LATERAL (
+		FROM failures WHERE ` + strings.Join(where, " AND ") + ` GROUP BY fingerprint) g CROSS JOIN LATERAL (
 		SELECT ` + prefixed("f.", failureColumns) + ` FROM failures f
 		WHERE ` + strings.Join(sampleWhere, " AND ") + ` AND f.fingerprint = g.fingerprint
 		ORDER BY f.id DESC LIMIT 1) s`
@@ -160,7 +160,7 @@ func (s *Store) GroupHours(ctx context.Context, tenantID int64, fps []string, si
 		return nil, fmt.Errorf("group hours: %w", err)
 	}
 	since, until = canonical.Time(since), canonical.Time(until)
-	rows, err := s.pool.Query(ctx, `SELECT fingerprint, floor(extract(epoch FROM created_at - $2) / 3600)::int AS h, count(*)
+	rows, err := s.pool.Query(ctx, `SELECT fingerprint, floor(date_part('epoch', created_at - $2) / 3600)::int AS h, count(*)
 		FROM failures WHERE tenant_id = $1 AND created_at >= $2 AND created_at < $3 AND fingerprint = ANY($4)
 		GROUP BY 1, 2`, tenantID, since, until, keys)
 	if err != nil {

@@ -63,6 +63,10 @@ func WithTracer(t pgx.QueryTracer) Option {
 // Open connects to the database at databaseURL and checks that it answers. It does not migrate;
 // call Migrate. See the package documentation for the settings the URL can carry.
 func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, error) {
+	return open(ctx, databaseURL, true, opts...)
+}
+
+func open(ctx context.Context, databaseURL string, ping bool, opts ...Option) (*Store, error) {
 	databaseURL, batching, err := takeBatchSettings(databaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres store: %w", err)
@@ -91,6 +95,9 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, erro
 	}
 	// The pool connects lazily; ping now so that a wrong URL fails at start-up, not on the first
 	// request.
+	if !ping {
+		return &Store{pool: pool, writer: newBatcher(pool, batching)}, nil
+	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres store: connect to %s: %w", describe(cfg), err)
