@@ -266,7 +266,7 @@ func TestProxyEndToEnd(t *testing.T) {
 				t.Parallel()
 				svc := startService(t)
 				cmd := proxyCommand(svc, u, "--listen", "127.0.0.1:0")
-				endpoint := startAndScan(t, cmd, regexp.MustCompile(`streamable HTTP at (http://\S+)`), "proxy --listen")
+				endpoint := servicetest.StartAndScan(t, cmd, regexp.MustCompile(`streamable HTTP at (http://\S+)`), "proxy --listen")
 				var ev clientEvents
 				cs := connectClient(t, &mcp.StreamableClientTransport{Endpoint: endpoint}, ev.options())
 				checkSession(t, svc, cs, u, &ev)

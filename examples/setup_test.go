@@ -30,6 +30,7 @@ import (
 
 	"github.com/omcp/toolfailure/conformance"
 	"github.com/omcp/toolfailure/internal/pgtest"
+	"github.com/omcp/toolfailure/internal/servicetest"
 	"github.com/omcp/toolfailure/mcpfailure"
 )
 
@@ -70,7 +71,7 @@ func startService(t *testing.T) *service {
 	lookup := mintKey(t, dbURL, "lookup")
 
 	cmd := exec.Command(toolfailureBin, "serve", "--listen", "127.0.0.1:0", "--database-url", dbURL)
-	url := startAndScan(t, cmd, servingLine, "the service")
+	url := servicetest.StartAndScan(t, cmd, servingLine, "the service")
 	waitHealthy(t, url)
 	return &service{url: url, reportKey: report, lookupKey: lookup}
 }
@@ -83,52 +84,6 @@ func mintKey(t *testing.T, dbURL, scopes string) string {
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
-}
-
-// startAndScan starts cmd, waits for a line of its stderr that matches re,
-// and returns the match's first group. The rest of stderr goes to the test
-// log. The process is stopped when the test ends.
-func startAndScan(t *testing.T, cmd *exec.Cmd, re *regexp.Regexp, what string) string {
-	t.Helper()
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", what, err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			t.Logf("%s: %s", what, line)
-			if m := re.FindStringSubmatch(line); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case s := <-found:
-		return s
-	case <-time.After(60 * time.Second):
-		t.Fatalf("%s did not start within 60 s", what)
-		return ""
-	}
 }
 
 func waitHealthy(t *testing.T, url string) {

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/internal/servicetest"
@@ -166,48 +165,10 @@ func TestMain(m *testing.M) {
 }
 
 // start runs a program until the test ends and returns the first group of
-// the first line of its stderr that matches re. The rest of its stderr goes
-// to the test log.
+// the first line of its stderr that matches re (servicetest.StartAndScan).
 func start(t *testing.T, env []string, re *regexp.Regexp, what string, argv ...string) string {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", what, err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			t.Logf("%s: %s", what, sc.Text())
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case url := <-found:
-		return url
-	case <-time.After(60 * time.Second):
-		t.Fatalf("%s did not start within 60 s", what)
-		return ""
-	}
+	return servicetest.StartAndScan(t, cmd, re, what)
 }
