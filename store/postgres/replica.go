@@ -39,15 +39,22 @@ type Replicated struct {
 	lagFailed bool          // the last measurement failed: treat the replica as lagging
 }
 
-// ReplicaOptions tune Replicated; zero values take the defaults.
+// Defaults of ReplicaOptions.
+const (
+	DefaultReplicaTimeout = 500 * time.Millisecond
+	DefaultReplicaMaxLag  = 10 * time.Second
+	DefaultLagCheckEvery  = 5 * time.Second
+)
+
+// ReplicaOptions tune Replicated; zero values take the defaults above.
 type ReplicaOptions struct {
 	// Timeout bounds each question to the replica, so that a replica that hangs costs a lookup at
-	// most this much before the primary answers. Default 500 ms.
+	// most this much before the primary answers.
 	Timeout time.Duration
-	// MaxLag is the replay lag above which lists go to the primary. Default 10 s.
+	// MaxLag is the replay lag above which lists go to the primary.
 	MaxLag time.Duration
 	// LagCheckEvery is how often the replica's lag is measured (at most; only when lists are
-	// asked for). Default 5 s.
+	// asked for).
 	LagCheckEvery time.Duration
 	// MeterProvider receives the fallback counter; nil means the global provider.
 	MeterProvider metric.MeterProvider
@@ -65,13 +72,13 @@ const (
 // NewReplicated routes primary's lookups to replica as described on Replicated. Close closes both.
 func NewReplicated(primary, replica *Store, opts ReplicaOptions) (*Replicated, error) {
 	if opts.Timeout <= 0 {
-		opts.Timeout = 500 * time.Millisecond
+		opts.Timeout = DefaultReplicaTimeout
 	}
 	if opts.MaxLag <= 0 {
-		opts.MaxLag = 10 * time.Second
+		opts.MaxLag = DefaultReplicaMaxLag
 	}
 	if opts.LagCheckEvery <= 0 {
-		opts.LagCheckEvery = 5 * time.Second
+		opts.LagCheckEvery = DefaultLagCheckEvery
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
