@@ -70,9 +70,6 @@ func (it *Item[T, R]) Answer(res R, err error) {
 	close(it.done)
 }
 
-// Answered reports whether the item has its answer.
-func (it *Item[T, R]) Answered() bool { return it.answered }
-
 // Result is the answer given, for a flush that answers one item from
 // another's outcome (a duplicate from its leader); zero before Answer.
 func (it *Item[T, R]) Result() (R, error) { return it.res, it.err }
