@@ -272,7 +272,7 @@ var textSets = [setCount]phraseSet{
 		" enotfound", " eai again", " eai noname", " getaddrinfo", " no such host ",
 		" name or service not known", " temporary failure in name resolution", " name resolution",
 		" could not resolve", " couldn t resolve", " failed to resolve", " unable to resolve",
-		" unknown host", " unknownhost", " nodename nor servname", " dns", " server misbehaving",
+		" unknown host", " unknownhost", " nodename nor servname", " dns", " server misbehaving", " servfail",
 		" host not found", " resolve host",
 	}},
 	tRefused: {kind: kRefused, phrases: []string{
