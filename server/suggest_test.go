@@ -87,3 +87,31 @@ func TestSuggestRule(t *testing.T) {
 		}
 	}
 }
+
+// A group that no rule decided gets the class and code of the pack rule nearest to its wording,
+// and the explanation names that rule and what it shares with the message.
+func TestSuggestRuleConsultsNearestPackRule(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	ids := classifyMany(t, b, "graph_query", nil, "Cannot query field on this schema for order 17", "Cannot query field on this schema for order 42")
+	got, err := b.failures(b.lookupKey).GetFailure(ctx, &v1.GetFailureRequest{CorrelationId: ids[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := got.GetFailure(); f.GetRuleId() != "baseline/text-model" && f.GetRuleId() != "baseline/default" {
+		t.Fatalf("the group was decided by %s; this test needs one that no rule decides", f.GetRuleId())
+	}
+	res, err := b.rules(b.allKey).SuggestRule(ctx, &v1.SuggestRuleRequest{Fingerprint: got.GetFailure().GetFingerprint()})
+	if err != nil {
+		t.Fatalf("SuggestRule: %v", err)
+	}
+	if th := res.GetRule().GetThen(); th.GetClass() != "capability" || th.GetCode() != "invalid_input" {
+		t.Errorf("then %s/%s, want the pack rule's capability/invalid_input", th.GetClass(), th.GetCode())
+	}
+	for _, want := range []string{"pack rule invalid.graphql-document", `shares "cannot query field"`} {
+		if !strings.Contains(res.GetExplanation(), want) {
+			t.Errorf("explanation lacks %q:\n%s", want, res.GetExplanation())
+		}
+	}
+}
