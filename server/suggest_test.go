@@ -68,6 +68,24 @@ func TestSuggestRule(t *testing.T) {
 	if rec.GetFailure().GetFingerprint() != fp {
 		t.Fatalf("the next error has fingerprint %s, want %s", rec.GetFailure().GetFingerprint(), fp)
 	}
+	// The group's page has the evidence: the shadow rule matched the one record classified since
+	// it was added, of the group's four, and would have changed it if its outcome differs.
+	grp, err := fc.GetGroup(ctx, &v1.GetGroupRequest{Fingerprint: fp})
+	if err != nil {
+		t.Fatalf("GetGroup: %v", err)
+	}
+	if grp.GetShadowRecords() != 4 || len(grp.GetShadow()) != 1 {
+		t.Fatalf("shadow evidence over %d records: %v", grp.GetShadowRecords(), grp.GetShadow())
+	}
+	ev, decided := grp.GetShadow()[0], rec.GetFailure()
+	wantDiffers := int64(0)
+	if ev.GetClass() != decided.GetClass() || ev.GetCode() != decided.GetCode() {
+		wantDiffers = 1
+	}
+	if ev.GetRuleId() != r.GetName() || ev.GetMatched() != 1 || ev.GetDiffers() != wantDiffers ||
+		ev.GetCode() != r.GetThen().GetCode() {
+		t.Fatalf("shadow evidence %v, want %s matching 1 record, differing %d", ev, r.GetName(), wantDiffers)
+	}
 
 	// Enforced, it decides the group's next error, and not the other group's.
 	enforced := proto.Clone(r).(*v1.Rule)
