@@ -228,4 +228,3 @@ func groupProto(g store.Group) *v1.Group {
 		SampleCorrelationId: correlation.ID(g.Sample.ID).String(),
 	}
 }
-

@@ -63,7 +63,7 @@ func TestProblemsPages(t *testing.T) {
 	// have decided and how many failures it would have changed.
 	fp := link[strings.LastIndexByte(link, '/')+1:]
 	b.insert(t, b.acme, store.Failure{Tool: "ship_parcel", Fingerprint: fp, Class: store.ClassReliability, Code: "retryable_transient_error",
-		Error: []byte(`{"message":"parcel 1 stuck at depot 'Graz'"}`),
+		Error:  []byte(`{"message":"parcel 1 stuck at depot 'Graz'"}`),
 		Shadow: store.EncodeShadow([]store.ShadowOutcome{{RuleID: "parcels-stuck", Class: store.ClassCapability, Code: "resource_unavailable"}})})
 	page = br.get(link)
 	for _, want := range []string{"Shadow rules", "<code>parcels-stuck</code>", "resource_unavailable", `<td data-label="Matched">1</td>`, `<td data-label="Would change">1</td>`} {
