@@ -342,7 +342,7 @@ func decodeBody(body []byte) ([]jsonrpc.Message, error) {
 		return nil, errors.New("empty body")
 	}
 	if body[0] != '[' {
-		m, err := jsonrpc.DecodeMessage(body)
+		m, err := decodeMessage(body)
 		if err != nil {
 			return nil, err
 		}
@@ -357,7 +357,7 @@ func decodeBody(body []byte) ([]jsonrpc.Message, error) {
 	}
 	out := make([]jsonrpc.Message, 0, len(raws))
 	for _, raw := range raws {
-		m, err := jsonrpc.DecodeMessage(raw)
+		m, err := decodeMessage(raw)
 		if err != nil {
 			return nil, err
 		}

@@ -329,7 +329,7 @@ func (c *httpUpstreamConn) eventTooLarge(req *http.Request) {
 	if err != nil {
 		return
 	}
-	msg, err := jsonrpc.DecodeMessage(b)
+	msg, err := decodeMessage(b)
 	if r, ok := msg.(*jsonrpc.Request); err == nil && ok && r.IsCall() {
 		c.mu.Lock()
 		if c.tooLarge == nil {
@@ -566,7 +566,7 @@ func (c *httpUpstreamConn) listenOnce(lastEventID *string) (progressed bool, ret
 		if len(ev.data) == 0 || (ev.name != "" && ev.name != "message") {
 			return nil
 		}
-		msg, err := jsonrpc.DecodeMessage(ev.data)
+		msg, err := decodeMessage(ev.data)
 		if err != nil {
 			return fmt.Errorf("standalone stream: %w", err)
 		}
