@@ -275,8 +275,10 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	if created {
 		w.Header().Set("Mcp-Session-Id", sess.id)
 	}
+	// The headers go out with the first event, as the SDK's server sends
+	// them: a flush of its own would cost every call a write and a wake-up
+	// of the client.
 	w.WriteHeader(http.StatusOK)
-	_ = http.NewResponseController(w).Flush()
 	for _, m := range msgs {
 		if !sess.push(m) {
 			return
@@ -597,15 +599,18 @@ func (s *httpSession) closeStream(st *stream) {
 func (st *stream) serve(ctx context.Context, w http.ResponseWriter, sessionDone <-chan struct{}) {
 	rc := http.NewResponseController(w)
 	write := func(it streamItem) bool {
-		var b bytes.Buffer
-		b.WriteString("event: message\ndata: ")
-		b.Write(it.data)
-		b.WriteString("\n\n")
-		if _, err := w.Write(b.Bytes()); err != nil {
+		_, _ = io.WriteString(w, "event: message\ndata: ")
+		_, _ = w.Write(it.data)
+		if _, err := io.WriteString(w, "\n\n"); err != nil {
+			return false
+		}
+		if it.last {
+			// The response ends now, and net/http writes the last event
+			// and the end of the body in one go.
 			return false
 		}
 		_ = rc.Flush()
-		return !it.last
+		return true
 	}
 	for {
 		select {
@@ -757,31 +762,39 @@ func newLineReader(r io.Reader, max int) *lineReader {
 func (l *lineReader) readLine() (string, error) {
 	var line []byte
 	for {
-		b, err := l.r.ReadByte()
-		if err != nil {
+		// Whatever is buffered is searched for the line's end at once; a
+		// byte at a time is slow for answers of many megabytes.
+		if _, err := l.r.Peek(1); err != nil {
 			if len(line) > 0 && errors.Is(err, io.EOF) {
 				return string(line), nil
 			}
 			return "", err
 		}
+		buf, _ := l.r.Peek(l.r.Buffered())
 		if l.skipLF {
 			l.skipLF = false
-			if b == '\n' {
+			if buf[0] == '\n' {
+				_, _ = l.r.Discard(1)
 				continue
 			}
 		}
-		switch b {
-		case '\n':
-			return string(line), nil
-		case '\r':
-			// Not peeking for a \n: on a live stream the next byte may be a
-			// long time coming, and the event must not wait for it.
-			l.skipLF = true
-			return string(line), nil
+		i := bytes.IndexAny(buf, "\r\n")
+		if i < 0 {
+			line = append(line, buf...)
+			_, _ = l.r.Discard(len(buf))
+		} else {
+			line = append(line, buf[:i]...)
+			// Not peeking for a \n after a \r: on a live stream the next
+			// byte may be a long time coming, and the event must not wait
+			// for it.
+			l.skipLF = buf[i] == '\r'
+			_, _ = l.r.Discard(i + 1)
 		}
-		line = append(line, b)
 		if len(line) > l.max {
-			return "", fmt.Errorf("event stream line longer than %d bytes", l.max)
+			return "", fmt.Errorf("%w: a line longer than %d bytes", errEventTooLarge, l.max)
+		}
+		if i >= 0 {
+			return string(line), nil
 		}
 	}
 }
