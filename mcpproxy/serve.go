@@ -756,7 +756,20 @@ type lineReader struct {
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{r: bufio.NewReader(r), max: max}
+	br := lineBuffers.Get().(*bufio.Reader)
+	br.Reset(r)
+	return &lineReader{r: br, max: max}
+}
+
+// lineBuffers keeps the read buffers of finished event streams for the next
+// ones: every call over HTTP reads one stream.
+var lineBuffers = sync.Pool{New: func() any { return bufio.NewReader(nil) }}
+
+// release returns the buffer; the lineReader is not used again.
+func (l *lineReader) release() {
+	l.r.Reset(nil)
+	lineBuffers.Put(l.r)
+	l.r = nil
 }
 
 func (l *lineReader) readLine() (string, error) {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -409,7 +408,7 @@ func (c *httpUpstreamConn) call(r *jsonrpc.Request, data []byte) {
 		c.deliver(refusal(r.ID, c.endpoint, resp))
 		return
 	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "application/json":
 		c.readJSON(r, resp)
@@ -554,12 +553,21 @@ func (c *httpUpstreamConn) resume(lastID string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach the upstream MCP server at %s to resume a broken response stream: %w", c.endpoint, err)
 	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode != http.StatusOK || mt != "text/event-stream" {
 		discard(resp.Body)
 		return nil, fmt.Errorf("the upstream MCP server at %s did not resume a response stream: %s", c.endpoint, resp.Status)
 	}
 	return resp.Body, nil
+}
+
+// mediaType is the media type of a Content-Type value, lower case, without
+// parameters. mime.ParseMediaType allocates a map of the parameters, which
+// on every response of every call shows in the relay's profile; the type
+// alone is all the relay looks at.
+func mediaType(contentType string) string {
+	mt, _, _ := strings.Cut(contentType, ";")
+	return strings.ToLower(strings.TrimSpace(mt))
 }
 
 // isDialError reports whether err is a failure to connect at all, as opposed
@@ -675,7 +683,7 @@ func (c *httpUpstreamConn) listenOnce(lastEventID *string) (progressed bool, ret
 		return false, 0, err
 	}
 	defer resp.Body.Close()
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode == http.StatusMethodNotAllowed:
 		return false, 0, errNoStream
@@ -737,6 +745,7 @@ var errEventTooLarge = errors.New("server-sent event over the proxy's message li
 // with errEventTooLarge.
 func scanEvents(r io.Reader, maxEvent int, fn func(event) error) error {
 	br := newLineReader(r, maxEvent)
+	defer br.release()
 	var ev event
 	var data []byte
 	hasData := false
