@@ -467,8 +467,11 @@ func (c *httpUpstreamConn) readJSON(r *jsonrpc.Request, resp *http.Response) {
 	}
 }
 
-// maxResumptions bounds how often a response stream that the server ended
-// before the answer is resumed with Last-Event-ID.
+// maxResumptions bounds how often in a row a response stream that the
+// server ended before the answer is resumed with Last-Event-ID without an
+// event coming on it. A server that polls (ends the stream every so often
+// while a long tool runs) sends events in between, and is followed as long
+// as it does.
 const maxResumptions = 5
 
 // readStream delivers the events of a call's response stream. A stream the
@@ -480,8 +483,9 @@ func (c *httpUpstreamConn) readStream(r *jsonrpc.Request, req *http.Request, res
 	lastID := ""
 	var retry time.Duration
 	body := resp.Body
-	for resumed := 0; ; resumed++ {
+	for idle := 0; ; idle++ {
 		err := scanEvents(body, c.maxEvent, func(ev event) error {
+			idle = 0
 			if ev.id != "" {
 				lastID = ev.id
 			}
@@ -517,7 +521,7 @@ func (c *httpUpstreamConn) readStream(r *jsonrpc.Request, req *http.Request, res
 		case err != nil:
 			c.broke(err)
 			return
-		case lastID == "" || resumed == maxResumptions:
+		case lastID == "" || idle == maxResumptions:
 			c.deliver(proxyAnswer(r.ID, CodeConnectionClosed, "toolfailure proxy: the upstream MCP server at "+c.endpoint+" ended the response stream without answering the request"))
 			return
 		}
