@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -426,10 +427,11 @@ func (h *Handler) newSession() (*httpSession, error) {
 	h.starting--
 	started = true
 	h.mu.Unlock()
+	rs := h.p.newSession(ctx, sess, up)
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
-		if err := h.p.relay(ctx, sess, up); err != nil {
+		if err := rs.run(); err != nil {
 			h.log.Warn("toolfailure proxy: session ended", slog.String("session", sess.id), slog.Any("error", err))
 		}
 		h.forget(sess)
@@ -497,6 +499,10 @@ type httpSession struct {
 	done     chan struct{}
 	cancel   context.CancelFunc
 
+	// sink, once the relay set it, takes the client's messages in the
+	// request handler's goroutine (see pushConn).
+	sink atomic.Pointer[func(jsonrpc.Message) bool]
+
 	mu         sync.Mutex
 	closed     bool
 	calls      map[jsonrpc.ID]*stream // client call → the stream its answer goes on
@@ -536,7 +542,17 @@ func (s *httpSession) idleSince(d time.Duration) bool {
 	return s.standalone == nil && len(s.open) == 0 && time.Since(s.lastActive) > d
 }
 
+func (s *httpSession) setSink(f func(jsonrpc.Message) bool) { s.sink.Store(&f) }
+
 func (s *httpSession) push(m jsonrpc.Message) bool {
+	if sink := s.sink.Load(); sink != nil {
+		select {
+		case <-s.done:
+			return false
+		default:
+		}
+		return (*sink)(m)
+	}
 	select {
 	case s.incoming <- m:
 		return true

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -112,7 +113,8 @@ type httpUpstreamConn struct {
 	ctx      context.Context // the connection's lifetime
 	cancel   context.CancelFunc
 
-	in      chan jsonrpc.Message
+	in      chan jsonrpc.Message // what was read, unless sink is set
+	sink    atomic.Pointer[func(jsonrpc.Message) bool]
 	failed  chan struct{}
 	failErr error
 
@@ -581,7 +583,21 @@ func isDialError(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
+func (c *httpUpstreamConn) setSink(f func(jsonrpc.Message) bool) { c.sink.Store(&f) }
+
+// deliver hands a message to the relay. Once the connection failed, nothing
+// more is: the relay answers every call still waiting, and an answer after
+// that would be a second one.
 func (c *httpUpstreamConn) deliver(msg jsonrpc.Message) {
+	if sink := c.sink.Load(); sink != nil {
+		select {
+		case <-c.failed:
+		case <-c.ctx.Done():
+		default:
+			(*sink)(msg)
+		}
+		return
+	}
 	select {
 	case c.in <- msg:
 	case <-c.ctx.Done():
