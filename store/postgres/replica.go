@@ -153,21 +153,55 @@ func (r *Replicated) GetFailure(ctx context.Context, tenantID int64, id [16]byte
 // ListFailures asks the replica unless it lags by more than MaxLag, and the primary when the
 // replica fails.
 func (r *Replicated) ListFailures(ctx context.Context, tenantID int64, q store.ListQuery) ([]store.Failure, error) {
+	return readList(r, ctx, "list_failures", func(ctx context.Context, s *Store) ([]store.Failure, error) {
+		return s.ListFailures(ctx, tenantID, q)
+	})
+}
+
+// ListGroups asks the replica unless it lags by more than MaxLag, and the primary when the
+// replica fails: the Problems view's counts are as fresh as MaxLag allows.
+func (r *Replicated) ListGroups(ctx context.Context, tenantID int64, q store.GroupQuery) ([]store.Group, error) {
+	return readList(r, ctx, "list_groups", func(ctx context.Context, s *Store) ([]store.Group, error) {
+		return s.ListGroups(ctx, tenantID, q)
+	})
+}
+
+// GroupHours asks the replica as ListGroups does.
+func (r *Replicated) GroupHours(ctx context.Context, tenantID int64, fingerprints []string, since, until time.Time) (map[string][]int64, error) {
+	return readList(r, ctx, "group_hours", func(ctx context.Context, s *Store) (map[string][]int64, error) {
+		return s.GroupHours(ctx, tenantID, fingerprints, since, until)
+	})
+}
+
+// GetGroup asks the replica as ListGroups does, and the primary also when the replica does not
+// know the group yet: a problem a user was just shown (its first record only now replicating) is
+// always found.
+func (r *Replicated) GetGroup(ctx context.Context, tenantID int64, fingerprint string, since, until time.Time) (store.Group, error) {
+	g, err := readList(r, ctx, "get_group", func(ctx context.Context, s *Store) (store.Group, error) {
+		return s.GetGroup(ctx, tenantID, fingerprint, since, until)
+	})
+	if errors.Is(err, store.ErrNotFound) && ctx.Err() == nil && !r.lagging(ctx) {
+		r.countFallback(ctx, "get_group", FallbackNotFound)
+		return r.Store.GetGroup(ctx, tenantID, fingerprint, since, until)
+	}
+	return g, err
+}
+
+// readList runs a read on the replica unless it lags by more than MaxLag, and on the primary when
+// the replica lags or fails (not when it answers not-found: that is the read's answer).
+func readList[T any](r *Replicated, ctx context.Context, op string, read func(context.Context, *Store) (T, error)) (T, error) {
 	if r.lagging(ctx) {
-		r.countFallback(ctx, "list_failures", FallbackLag)
-		return r.Store.ListFailures(ctx, tenantID, q)
+		r.countFallback(ctx, op, FallbackLag)
+		return read(ctx, r.Store)
 	}
 	rctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
-	out, err := r.replica.ListFailures(rctx, tenantID, q)
+	out, err := read(rctx, r.replica)
 	cancel()
-	if err == nil {
-		return out, nil
+	if err == nil || errors.Is(err, store.ErrNotFound) || ctx.Err() != nil {
+		return out, err
 	}
-	if ctx.Err() != nil {
-		return nil, err
-	}
-	r.countFallback(ctx, "list_failures", FallbackError)
-	return r.Store.ListFailures(ctx, tenantID, q)
+	r.countFallback(ctx, op, FallbackError)
+	return read(ctx, r.Store)
 }
 
 // Lag measures the replica's replay lag now: zero when it has replayed all the WAL it received

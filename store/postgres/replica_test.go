@@ -59,6 +59,19 @@ func TestReplicaFallback(t *testing.T) {
 	if _, err := s.ListFailures(ctx, tenant.ID, store.ListQuery{}); err != nil {
 		t.Fatal(err)
 	}
+	// The groups of the Problems view come from the replica too.
+	until := time.Now().Add(time.Minute)
+	since := until.Add(-time.Hour)
+	groups, err := s.ListGroups(ctx, tenant.ID, store.GroupQuery{Filter: store.GroupFilter{Since: since, Until: until}})
+	if err != nil || len(groups) != 1 || groups[0].Count != 1 {
+		t.Fatalf("ListGroups from the replica: %v, %v", groups, err)
+	}
+	if _, err := s.GetGroup(ctx, tenant.ID, groups[0].Fingerprint, since, until); err != nil {
+		t.Fatalf("GetGroup from the replica: %v", err)
+	}
+	if _, err := s.GroupHours(ctx, tenant.ID, []string{groups[0].Fingerprint}, since, until); err != nil {
+		t.Fatalf("GroupHours from the replica: %v", err)
+	}
 	requireFallbacks(t, reader, map[[2]string]int64{})
 
 	// Lagging: replay paused, so the replica has not seen the new record.
@@ -82,9 +95,15 @@ func TestReplicaFallback(t *testing.T) {
 	if len(list) != 2 {
 		t.Fatalf("ListFailures while the replica lags: %d records, want 2 (from the primary)", len(list))
 	}
+	// The group counts the new record: the primary answered.
+	groups, err = s.ListGroups(ctx, tenant.ID, store.GroupQuery{Filter: store.GroupFilter{Since: since, Until: until}})
+	if err != nil || len(groups) != 1 || groups[0].Count != 2 {
+		t.Fatalf("ListGroups while the replica lags: %v, %v; want one group of 2 (from the primary)", groups, err)
+	}
 	requireFallbacks(t, reader, map[[2]string]int64{
 		{"get_failure", postgres.FallbackNotFound}: 1,
 		{"list_failures", postgres.FallbackLag}:    1,
+		{"list_groups", postgres.FallbackLag}:      1,
 	})
 	if _, err := replicaConn.Exec(ctx, `SELECT pg_wal_replay_resume()`); err != nil {
 		t.Fatal(err)
@@ -94,6 +113,7 @@ func TestReplicaFallback(t *testing.T) {
 	requireFallbacks(t, reader, map[[2]string]int64{
 		{"get_failure", postgres.FallbackNotFound}: 1,
 		{"list_failures", postgres.FallbackLag}:    1,
+		{"list_groups", postgres.FallbackLag}:      1,
 	})
 
 	// Down: every lookup still answers, from the primary.
@@ -114,6 +134,7 @@ func TestReplicaFallback(t *testing.T) {
 		{"get_failure", postgres.FallbackNotFound}: 1,
 		{"get_failure", postgres.FallbackError}:    3,
 		{"list_failures", postgres.FallbackLag}:    2, // the lag measurement failed too
+		{"list_groups", postgres.FallbackLag}:      1,
 	})
 	// An unknown ID is still not_found, after asking both.
 	if _, err := s.GetFailure(ctx, tenant.ID, uuid.Must(uuid.NewV7())); !errors.Is(err, store.ErrNotFound) {
