@@ -29,6 +29,10 @@ type Set struct {
 	packSkip []bool
 	// needles finds which rules' messageMatches needles a message holds.
 	needles *needleIndex
+	// unfiltered marks (one bit per rule) the rules that the needle scan
+	// cannot rule out: those without messageMatches, or with a branch that
+	// has no needles.
+	unfiltered []uint64
 }
 
 // compiled is one rule ready to evaluate.
@@ -146,6 +150,12 @@ func compileSet(version int64, rules []Rule, limit uint64) (*Set, error) {
 	})
 	s.idx = buildIndex(s.rules)
 	s.needles = buildNeedleIndex(s.rules)
+	s.unfiltered = make([]uint64, (len(s.rules)+63)/64)
+	for i, r := range s.rules {
+		if r.msg == nil || r.msg.open {
+			s.unfiltered[i>>6] |= 1 << (i & 63)
+		}
+	}
 	return s, nil
 }
 

@@ -212,9 +212,9 @@ type activation struct {
 	seenSet   *Set
 	seen      []uint64 // branches
 	seenRules []uint64 // rules
-	seenBuf   [8]uint64
-	folded    string
-	foldDone  bool
+	// cands is scratch for Set.first: one bit per rule of seenSet.
+	cands   []uint64
+	seenBuf [12]uint64
 }
 
 // scanned makes sure seen holds set s's needle hits for this message.
@@ -222,18 +222,16 @@ func (a *activation) scanned(s *Set) {
 	if a.seenSet == s {
 		return
 	}
-	if !a.foldDone {
-		a.folded, a.foldDone = foldMessage(a.err.Message), true
-	}
 	nb, nr := (s.needles.branches+63)/64, (len(s.rules)+63)/64
-	if nb+nr <= len(a.seenBuf) {
-		a.seenBuf = [8]uint64{}
-		a.seen, a.seenRules = a.seenBuf[:nb], a.seenBuf[nb:nb+nr]
+	var buf []uint64
+	if nb+2*nr <= len(a.seenBuf) {
+		a.seenBuf = [len(a.seenBuf)]uint64{}
+		buf = a.seenBuf[:nb+2*nr]
 	} else {
-		buf := make([]uint64, nb+nr)
-		a.seen, a.seenRules = buf[:nb], buf[nb:]
+		buf = make([]uint64, nb+2*nr)
 	}
-	s.needles.scan(a.folded, a.seen, a.seenRules)
+	a.seen, a.seenRules, a.cands = buf[:nb], buf[nb:nb+nr], buf[nb+nr:]
+	s.needles.scan(a.err.Message, a.seen, a.seenRules)
 	a.seenSet = s
 }
 

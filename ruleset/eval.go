@@ -2,6 +2,7 @@ package ruleset
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -122,16 +123,26 @@ func (s *Set) match(a *activation, in *classify.Input, now time.Time) (Result, b
 
 // first returns the outcome of the first enforce rule that matches,
 // skipping the positions marked in skip: the baseline packs' evaluation.
+//
+// The packs' rules nearly all test the message, and few of them hold a
+// needle that is in it, so the message is scanned first and only the rules
+// that the index selects and the scan leaves possible are visited, in
+// evaluation order, instead of every selected rule in turn.
 func (s *Set) first(a *activation, in *classify.Input, now time.Time, skip []bool) (classify.Outcome, bool) {
-	var c candidates
-	s.idx.candidates(a, &c)
-	for i := c.next(); i >= 0; i = c.next() {
-		r := s.rules[i]
-		if skip != nil && skip[i] || r.mode != Enforce || !a.messageMatches(s, i) {
-			continue
-		}
-		if ok, _, _ := r.match(a, true); ok {
-			return r.outcome(in, now), true
+	a.scanned(s)
+	s.idx.candidateBits(a, a.cands)
+	for w, word := range a.cands {
+		word &= a.seenRules[w] | s.unfiltered[w]
+		for word != 0 {
+			i := int32(w<<6 | bits.TrailingZeros64(word))
+			word &= word - 1
+			r := s.rules[i]
+			if skip != nil && skip[i] || r.mode != Enforce || !a.messageMatches(s, i) {
+				continue
+			}
+			if ok, _, _ := r.match(a, true); ok {
+				return r.outcome(in, now), true
+			}
 		}
 	}
 	return classify.Outcome{}, false

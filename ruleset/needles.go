@@ -1,6 +1,7 @@
 package ruleset
 
 import (
+	"maps"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -317,9 +318,15 @@ func foldRune(r rune) rune {
 	return lo
 }
 
-// foldMessage folds every rune of a message for the needle search.
+// foldMessage folds every rune of a message for the needle search. Most
+// messages are ASCII, for which folding is upper-casing.
 func foldMessage(m string) string {
-	return strings.Map(foldRune, m)
+	for i := 0; i < len(m); i++ {
+		if m[i] >= utf8.RuneSelf {
+			return strings.Map(foldRune, m)
+		}
+	}
+	return strings.ToUpper(m)
 }
 
 // hasAny reports whether the folded message contains one of the needles.
@@ -401,43 +408,37 @@ func (m *messageMatcher) matchString(msg string) bool {
 }
 
 // needleIndex finds, in one pass over a folded message, which branches'
-// needles occur in it. Needles are filed under a hash of their first three
-// bytes; the message is hashed at every position and the needles filed
-// there are compared in place. A pack holds thousands of needles.
+// needles occur in it: an Aho-Corasick automaton over the needles' bytes.
+// A pack holds thousands of needles, many of them sharing long prefixes
+// (an alternation's every combination of phrases), so the automaton's cost
+// per message byte does not grow with their number, where comparing the
+// needles that start like the text at each position did
+// (BenchmarkBaselineStages).
 type needleIndex struct {
-	// Needles of four bytes or more are filed under a hash of their first
-	// four, which keeps chains short (many phrases share three); the
-	// others under their three.
-	buckets  [1 << needleHashBits]uint32 // hash → 1 + index into chains, 0 for none
-	short    [1 << needleHashBits]uint32 // the same for three-byte needles
-	hasShort bool
-	chains   []needleChain
+	// root is the root's transitions, one per byte; 0 is the root itself.
+	root [256]int32
+	// State s's transitions are edgeByte/edgeNext[edgeStart[s]:edgeStart[s+1]],
+	// sorted by byte.
+	edgeStart []int32
+	edgeByte  []byte
+	edgeNext  []int32
+	// fail is the state of the longest proper suffix of s's text that is
+	// a prefix of some needle.
+	fail []int32
+	// out is the nearest state on s's fail chain (s included) at which a
+	// needle ends, or 0; that needle's branches are
+	// outIDs[outStart[o]:outStart[o+1]].
+	out      []int32
+	outStart []int32
+	outIDs   []int32
 	base     []int32 // rule position → id of its first branch
 	ruleOf   []int32 // branch id → rule position
 	branches int
 }
 
-const needleHashBits = 14
-
-// needleChain is the needles of one hash bucket, and for each the branches
-// that have it.
-type needleChain struct {
-	needles  []string
-	branches [][]int32
-}
-
-func needleHash(a, b, c byte) uint32 {
-	return (uint32(a)*0x9e3779b1 ^ uint32(b)*0x85ebca77 ^ uint32(c)*0xc2b2ae3d) >> (32 - needleHashBits)
-}
-
-func needleHash4(a, b, c, d byte) uint32 {
-	return (uint32(a)*0x9e3779b1 ^ uint32(b)*0x85ebca77 ^ uint32(c)*0xc2b2ae3d ^ uint32(d)*0x27d4eb2f) >> (32 - needleHashBits)
-}
-
 func buildNeedleIndex(rules []*compiled) *needleIndex {
 	ix := &needleIndex{base: make([]int32, len(rules))}
 	byNeedle := map[string][]int32{}
-	var order []string
 	for i, r := range rules {
 		ix.base[i] = int32(ix.branches)
 		if r.msg == nil {
@@ -447,9 +448,6 @@ func buildNeedleIndex(rules []*compiled) *needleIndex {
 			id := int32(ix.branches + j)
 			ix.ruleOf = append(ix.ruleOf, int32(i))
 			for _, n := range b.needles {
-				if _, seen := byNeedle[n]; !seen {
-					order = append(order, n)
-				}
 				if l := byNeedle[n]; len(l) == 0 || l[len(l)-1] != id {
 					byNeedle[n] = append(l, id)
 				}
@@ -457,58 +455,128 @@ func buildNeedleIndex(rules []*compiled) *needleIndex {
 		}
 		ix.branches += len(r.msg.branches)
 	}
-	for _, n := range order {
-		table := &ix.buckets
-		var h uint32
-		if len(n) >= 4 {
-			h = needleHash4(n[0], n[1], n[2], n[3])
+	needles := slices.Sorted(maps.Keys(byNeedle))
+
+	// The trie. Needles are inserted in sorted order, so each state's
+	// children are created in ascending byte order and the child a needle
+	// continues with is its state's last one, or a new one.
+	type edge struct {
+		c    byte
+		next int32
+	}
+	children := [][]edge{nil}
+	ends := []string{""} // the needle that ends at a state, or ""
+	for _, n := range needles {
+		s := int32(0)
+		for k := 0; k < len(n); k++ {
+			ch := children[s]
+			if len(ch) > 0 && ch[len(ch)-1].c == n[k] {
+				s = ch[len(ch)-1].next
+				continue
+			}
+			next := int32(len(children))
+			children[s] = append(ch, edge{n[k], next})
+			children = append(children, nil)
+			ends = append(ends, "")
+			s = next
+		}
+		ends[s] = n
+	}
+	states := len(children)
+	ix.edgeStart = make([]int32, states+1)
+	for s, ch := range children {
+		ix.edgeStart[s+1] = ix.edgeStart[s] + int32(len(ch))
+		for _, e := range ch {
+			ix.edgeByte = append(ix.edgeByte, e.c)
+			ix.edgeNext = append(ix.edgeNext, e.next)
+		}
+	}
+	for _, e := range children[0] {
+		ix.root[e.c] = e.next
+	}
+
+	// Fail links and outputs, breadth first: a state's fail state is
+	// shallower, so it is final before the state is reached.
+	ix.fail = make([]int32, states)
+	ix.out = make([]int32, states)
+	ix.outStart = make([]int32, states+1)
+	for s, n := range ends {
+		ix.outStart[s+1] = ix.outStart[s]
+		if n != "" {
+			ix.outIDs = append(ix.outIDs, byNeedle[n]...)
+			ix.outStart[s+1] += int32(len(byNeedle[n]))
+		}
+	}
+	queue := make([]int32, 0, states)
+	for _, e := range children[0] {
+		queue = append(queue, e.next) // depth 1: fail to the root
+	}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		if ends[s] != "" {
+			ix.out[s] = s
 		} else {
-			table, ix.hasShort = &ix.short, true
-			h = needleHash(n[0], n[1], n[2])
+			ix.out[s] = ix.out[ix.fail[s]]
 		}
-		if table[h] == 0 {
-			ix.chains = append(ix.chains, needleChain{})
-			table[h] = uint32(len(ix.chains))
+		for _, e := range children[s] {
+			ix.fail[e.next] = ix.step(ix.fail[s], e.c)
+			queue = append(queue, e.next)
 		}
-		ch := &ix.chains[table[h]-1]
-		ch.needles = append(ch.needles, n)
-		ch.branches = append(ch.branches, byNeedle[n])
 	}
 	return ix
 }
 
-// scan marks in seen (one bit per branch) the branches with a needle in m,
-// and in rules (one bit per rule) their rules.
-func (ix *needleIndex) scan(m string, seen, rules []uint64) {
-	if len(ix.chains) == 0 {
-		return
-	}
-	for i := 0; i+minNeedleLen <= len(m); i++ {
-		if ix.hasShort {
-			if b := ix.short[needleHash(m[i], m[i+1], m[i+2])]; b != 0 {
-				ix.match(m, i, b, seen, rules)
+// step is the automaton's transition from state s on byte c.
+func (ix *needleIndex) step(s int32, c byte) int32 {
+	for s != 0 {
+		lo, hi := ix.edgeStart[s], ix.edgeStart[s+1]
+		for k := lo; k < hi; k++ {
+			if b := ix.edgeByte[k]; b >= c {
+				if b == c {
+					return ix.edgeNext[k]
+				}
+				break
 			}
 		}
-		if i+4 <= len(m) {
-			if b := ix.buckets[needleHash4(m[i], m[i+1], m[i+2], m[i+3])]; b != 0 {
-				ix.match(m, i, b, seen, rules)
-			}
-		}
+		s = ix.fail[s]
 	}
+	return ix.root[c]
 }
 
-// match compares the needles of chain b with m at i.
-func (ix *needleIndex) match(m string, i int, b uint32, seen, rules []uint64) {
-	{
-		ch := &ix.chains[b-1]
-		for k, n := range ch.needles {
-			if len(m)-i >= len(n) && m[i:i+len(n)] == n {
-				for _, id := range ch.branches[k] {
-					seen[id>>6] |= 1 << (id & 63)
-					r := ix.ruleOf[id]
-					rules[r>>6] |= 1 << (r & 63)
-				}
+// scan marks in seen (one bit per branch) the branches with a needle in
+// message m, and in rules (one bit per rule) their rules. It folds m as it
+// goes (foldMessage), which spares a folded copy.
+func (ix *needleIndex) scan(m string, seen, rules []uint64) {
+	if len(ix.outIDs) == 0 {
+		return
+	}
+	s := int32(0)
+	feed := func(c byte) {
+		s = ix.step(s, c)
+		for o := ix.out[s]; o != 0; o = ix.out[ix.fail[o]] {
+			for _, id := range ix.outIDs[ix.outStart[o]:ix.outStart[o+1]] {
+				seen[id>>6] |= 1 << (id & 63)
+				r := ix.ruleOf[id]
+				rules[r>>6] |= 1 << (r & 63)
 			}
+		}
+	}
+	for i := 0; i < len(m); {
+		if c := m[i]; c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			feed(c)
+			i++
+			continue
+		}
+		// As strings.Map does, an invalid byte reads as U+FFFD.
+		r, n := utf8.DecodeRuneInString(m[i:])
+		i += n
+		var enc [utf8.UTFMax]byte
+		for _, c := range utf8.AppendRune(enc[:0], foldRune(r)) {
+			feed(c)
 		}
 	}
 }
