@@ -54,6 +54,12 @@ type compiled struct {
 	// part, which evaluation through the index skips; -1 without one.
 	msg     *messageMatcher
 	msgPart int
+	// guard evaluates a `when` of message patterns natively (guard.go),
+	// its patterns being guardLeaves; guardPart is the part, which
+	// evaluation through the index skips; -1 without one.
+	guard       *guard
+	guardLeaves []*messageMatcher
+	guardPart   int
 
 	guidance  *template
 	retryable bool
@@ -182,7 +188,7 @@ func compileRule(e *cel.Env, i int, r Rule, limit uint64) (*compiled, []*RuleErr
 		fail("mode", 0, 0, "%q: must be enforce or shadow", r.Mode)
 	}
 
-	c := &compiled{Rule: r, mode: r.mode(), keyPart: -1, msgPart: -1}
+	c := &compiled{Rule: r, mode: r.mode(), keyPart: -1, msgPart: -1, guardPart: -1}
 	// Shortcuts first: they are cheap, and they are what the index keys on.
 	if r.Tool != "" {
 		if len(r.Tool) > maxToolGlobLen {
@@ -283,6 +289,13 @@ func compileRule(e *cel.Env, i int, r Rule, limit uint64) (*compiled, []*RuleErr
 			continue
 		}
 		p.prog = prog
+		if p.field == "when" {
+			// The CEL program stays, for Explain, which evaluates every part
+			// as written.
+			if g, leaves := guardOf(ast.NativeRep().Expr()); g != nil {
+				c.guard, c.guardLeaves, c.guardPart = g, leaves, k
+			}
+		}
 		for _, key := range keysOf(ast.NativeRep().Expr()) {
 			// A key from a shortcut is exactly that part, so when the index
 			// selects the rule by it, evaluation can skip the part. A key

@@ -248,10 +248,39 @@ func (a *activation) messageMatches(s *Set, i int32) bool {
 	if !c.msg.open && a.seenRules[i>>6]&(1<<(i&63)) == 0 {
 		return false // no branch's needle is in the message
 	}
-	base := s.needles.base[i]
-	for j := range c.msg.branches {
-		b := &c.msg.branches[j]
-		id := base + int32(j)
+	return a.matches(c.msg, s.needles.base[i])
+}
+
+// guardHolds evaluates rule i's message guard on this request; rules
+// without one pass. Its patterns' branches follow the rule's
+// messageMatches branches in the needle index.
+func (a *activation) guardHolds(s *Set, i int32) bool {
+	c := s.rules[i]
+	if c.guard == nil {
+		return true
+	}
+	a.scanned(s)
+	first := s.needles.base[i]
+	if c.msg != nil {
+		first += int32(len(c.msg.branches))
+	}
+	return c.guard.eval(func(leaf int) bool {
+		id := first
+		for _, m := range c.guardLeaves[:leaf] {
+			id += int32(len(m.branches))
+		}
+		return a.matches(c.guardLeaves[leaf], id)
+	})
+}
+
+// matches evaluates m on the message, its branches having the ids from
+// first on in the scan's marks: a literal branch whose needle was found
+// matches; another branch runs its expression when its needles were found
+// or it has none.
+func (a *activation) matches(m *messageMatcher, first int32) bool {
+	for j := range m.branches {
+		b := &m.branches[j]
+		id := first + int32(j)
 		hit := a.seen[id>>6]&(1<<(id&63)) != 0
 		switch {
 		case b.needles != nil && !hit:

@@ -105,7 +105,7 @@ func (s *Set) match(a *activation, in *classify.Input, now time.Time) (Result, b
 	var shadows []ShadowMatch
 	for i := c.next(); i >= 0; i = c.next() {
 		r := s.rules[i]
-		if !a.messageMatches(s, i) {
+		if !a.messageMatches(s, i) || !a.guardHolds(s, i) {
 			continue
 		}
 		if ok, _, _ := r.match(a, true); !ok {
@@ -137,7 +137,7 @@ func (s *Set) first(a *activation, in *classify.Input, now time.Time, skip []boo
 			i := int32(w<<6 | bits.TrailingZeros64(word))
 			word &= word - 1
 			r := s.rules[i]
-			if skip != nil && skip[i] || r.mode != Enforce || !a.messageMatches(s, i) {
+			if skip != nil && skip[i] || r.mode != Enforce || !a.messageMatches(s, i) || !a.guardHolds(s, i) {
 				continue
 			}
 			if ok, _, _ := r.match(a, true); ok {
@@ -149,12 +149,13 @@ func (s *Set) first(a *activation, in *classify.Input, now time.Time, skip []boo
 }
 
 // match evaluates the rule's parts in order. viaIndex skips the part that
-// the index has already decided, and messageMatches, which the caller has
-// evaluated natively (activation.messageMatches). On a miss it returns the part that failed
-// and, when evaluation stopped on an error rather than false, the error.
+// the index has already decided, and messageMatches and a message guard,
+// which the caller has evaluated natively (activation.messageMatches and
+// guardHolds). On a miss it returns the part that failed and, when
+// evaluation stopped on an error rather than false, the error.
 func (c *compiled) match(a *activation, viaIndex bool) (bool, *part, error) {
 	for k := range c.parts {
-		if viaIndex && (k == c.keyPart || k == c.msgPart) {
+		if viaIndex && (k == c.keyPart || k == c.msgPart || k == c.guardPart) {
 			continue
 		}
 		p := &c.parts[k]

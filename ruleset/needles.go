@@ -414,114 +414,125 @@ func (m *messageMatcher) matchString(msg string) bool {
 // per message byte does not grow with their number, where comparing the
 // needles that start like the text at each position did
 // (BenchmarkBaselineStages).
+//
+// States are numbered breadth first: text that is not the start of a
+// needle keeps the automaton in its few shallow states, which then share
+// cache lines, and a state's children are consecutive.
 type needleIndex struct {
 	// root is the root's transitions, one per byte; 0 is the root itself.
-	root [256]int32
-	// State s's transitions are edgeByte/edgeNext[edgeStart[s]:edgeStart[s+1]],
-	// sorted by byte.
-	edgeStart []int32
-	edgeByte  []byte
-	edgeNext  []int32
-	// fail is the state of the longest proper suffix of s's text that is
-	// a prefix of some needle.
-	fail []int32
-	// out is the nearest state on s's fail chain (s included) at which a
-	// needle ends, or 0; that needle's branches are
-	// outIDs[outStart[o]:outStart[o+1]].
-	out      []int32
+	root   [256]int32
+	states []needleState
+	// label is the byte that leads to each state from its parent.
+	label []byte
+	// outIDs[outStart[o]:outStart[o+1]] are the branches of the needle
+	// that ends at state o.
 	outStart []int32
 	outIDs   []int32
 	base     []int32 // rule position → id of its first branch
-	ruleOf   []int32 // branch id → rule position
+	ruleOf   []int32 // branch id → rule position, -1 for a guard's
 	branches int
+}
+
+type needleState struct {
+	// The children are states child … child+children-1.
+	child, children int32
+	// fail is the state of the longest proper suffix of this state's text
+	// that is a prefix of some needle.
+	fail int32
+	// out is the nearest state on the fail chain (this one included) at
+	// which a needle ends, or 0.
+	out int32
 }
 
 func buildNeedleIndex(rules []*compiled) *needleIndex {
 	ix := &needleIndex{base: make([]int32, len(rules))}
 	byNeedle := map[string][]int32{}
-	for i, r := range rules {
-		ix.base[i] = int32(ix.branches)
-		if r.msg == nil {
-			continue
-		}
-		for j, b := range r.msg.branches {
-			id := int32(ix.branches + j)
-			ix.ruleOf = append(ix.ruleOf, int32(i))
+	add := func(m *messageMatcher, rule int32) {
+		for _, b := range m.branches {
+			id := int32(ix.branches)
+			ix.ruleOf = append(ix.ruleOf, rule)
 			for _, n := range b.needles {
 				if l := byNeedle[n]; len(l) == 0 || l[len(l)-1] != id {
 					byNeedle[n] = append(l, id)
 				}
 			}
+			ix.branches++
 		}
-		ix.branches += len(r.msg.branches)
+	}
+	for i, r := range rules {
+		ix.base[i] = int32(ix.branches)
+		// The rule's messageMatches branches, then its guard's, which do
+		// not make the rule a candidate (ruleOf -1).
+		if r.msg != nil {
+			add(r.msg, int32(i))
+		}
+		for _, m := range r.guardLeaves {
+			add(m, -1)
+		}
 	}
 	needles := slices.Sorted(maps.Keys(byNeedle))
 
-	// The trie. Needles are inserted in sorted order, so each state's
+	// The trie. Needles are inserted in sorted order, so each node's
 	// children are created in ascending byte order and the child a needle
-	// continues with is its state's last one, or a new one.
+	// continues with is its node's last one, or a new one.
 	type edge struct {
 		c    byte
-		next int32
+		node int32
 	}
 	children := [][]edge{nil}
-	ends := []string{""} // the needle that ends at a state, or ""
+	ends := []string{""} // the needle that ends at a node, or ""
 	for _, n := range needles {
-		s := int32(0)
+		v := int32(0)
 		for k := 0; k < len(n); k++ {
-			ch := children[s]
+			ch := children[v]
 			if len(ch) > 0 && ch[len(ch)-1].c == n[k] {
-				s = ch[len(ch)-1].next
+				v = ch[len(ch)-1].node
 				continue
 			}
 			next := int32(len(children))
-			children[s] = append(ch, edge{n[k], next})
+			children[v] = append(ch, edge{n[k], next})
 			children = append(children, nil)
 			ends = append(ends, "")
-			s = next
+			v = next
 		}
-		ends[s] = n
-	}
-	states := len(children)
-	ix.edgeStart = make([]int32, states+1)
-	for s, ch := range children {
-		ix.edgeStart[s+1] = ix.edgeStart[s] + int32(len(ch))
-		for _, e := range ch {
-			ix.edgeByte = append(ix.edgeByte, e.c)
-			ix.edgeNext = append(ix.edgeNext, e.next)
-		}
-	}
-	for _, e := range children[0] {
-		ix.root[e.c] = e.next
+		ends[v] = n
 	}
 
-	// Fail links and outputs, breadth first: a state's fail state is
-	// shallower, so it is final before the state is reached.
-	ix.fail = make([]int32, states)
-	ix.out = make([]int32, states)
-	ix.outStart = make([]int32, states+1)
-	for s, n := range ends {
+	// States in breadth-first order of the nodes, with fail links and
+	// outputs: a state's fail state is shallower, so it is complete before
+	// the state is reached.
+	n := len(children)
+	ix.states = make([]needleState, n)
+	ix.label = make([]byte, n)
+	ix.outStart = make([]int32, n+1)
+	order := make([]int32, 1, n) // state → node
+	for s := 0; s < n; s++ {
+		v := order[s]
+		st := &ix.states[s]
+		st.child, st.children = int32(len(order)), int32(len(children[v]))
+		for _, e := range children[v] {
+			ix.label[len(order)] = e.c
+			order = append(order, e.node)
+		}
 		ix.outStart[s+1] = ix.outStart[s]
-		if n != "" {
-			ix.outIDs = append(ix.outIDs, byNeedle[n]...)
-			ix.outStart[s+1] += int32(len(byNeedle[n]))
+		if needle := ends[v]; needle != "" {
+			ix.outIDs = append(ix.outIDs, byNeedle[needle]...)
+			ix.outStart[s+1] += int32(len(byNeedle[needle]))
 		}
 	}
-	queue := make([]int32, 0, states)
-	for _, e := range children[0] {
-		queue = append(queue, e.next) // depth 1: fail to the root
+	for k := range ix.states[0].children {
+		c := ix.states[0].child + k
+		ix.root[ix.label[c]] = c
 	}
-	for len(queue) > 0 {
-		s := queue[0]
-		queue = queue[1:]
-		if ends[s] != "" {
-			ix.out[s] = s
+	for s := int32(1); s < int32(n); s++ {
+		st := &ix.states[s]
+		if ix.outStart[s+1] > ix.outStart[s] {
+			st.out = s
 		} else {
-			ix.out[s] = ix.out[ix.fail[s]]
+			st.out = ix.states[st.fail].out
 		}
-		for _, e := range children[s] {
-			ix.fail[e.next] = ix.step(ix.fail[s], e.c)
-			queue = append(queue, e.next)
+		for c := st.child; c < st.child+st.children; c++ {
+			ix.states[c].fail = ix.step(st.fail, ix.label[c])
 		}
 	}
 	return ix
@@ -530,16 +541,16 @@ func buildNeedleIndex(rules []*compiled) *needleIndex {
 // step is the automaton's transition from state s on byte c.
 func (ix *needleIndex) step(s int32, c byte) int32 {
 	for s != 0 {
-		lo, hi := ix.edgeStart[s], ix.edgeStart[s+1]
-		for k := lo; k < hi; k++ {
-			if b := ix.edgeByte[k]; b >= c {
+		st := &ix.states[s]
+		for k := st.child; k < st.child+st.children; k++ {
+			if b := ix.label[k]; b >= c {
 				if b == c {
-					return ix.edgeNext[k]
+					return k
 				}
 				break
 			}
 		}
-		s = ix.fail[s]
+		s = st.fail
 	}
 	return ix.root[c]
 }
@@ -554,11 +565,12 @@ func (ix *needleIndex) scan(m string, seen, rules []uint64) {
 	s := int32(0)
 	feed := func(c byte) {
 		s = ix.step(s, c)
-		for o := ix.out[s]; o != 0; o = ix.out[ix.fail[o]] {
+		for o := ix.states[s].out; o != 0; o = ix.states[ix.states[o].fail].out {
 			for _, id := range ix.outIDs[ix.outStart[o]:ix.outStart[o+1]] {
 				seen[id>>6] |= 1 << (id & 63)
-				r := ix.ruleOf[id]
-				rules[r>>6] |= 1 << (r & 63)
+				if r := ix.ruleOf[id]; r >= 0 {
+					rules[r>>6] |= 1 << (r & 63)
+				}
 			}
 		}
 	}
