@@ -60,6 +60,9 @@ type compiled struct {
 	guard       *guard
 	guardLeaves []*messageMatcher
 	guardPart   int
+	// detailKey is an error.details key that `when` requires (has(…) is
+	// one of its conjuncts), or "" (detailKeyOf).
+	detailKey string
 
 	guidance  *template
 	retryable bool
@@ -295,6 +298,7 @@ func compileRule(e *cel.Env, i int, r Rule, limit uint64) (*compiled, []*RuleErr
 			if g, leaves := guardOf(ast.NativeRep().Expr()); g != nil {
 				c.guard, c.guardLeaves, c.guardPart = g, leaves, k
 			}
+			c.detailKey = detailKeyOf(ast.NativeRep().Expr())
 		}
 		for _, key := range keysOf(ast.NativeRep().Expr()) {
 			// A key from a shortcut is exactly that part, so when the index

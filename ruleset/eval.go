@@ -105,7 +105,7 @@ func (s *Set) match(a *activation, in *classify.Input, now time.Time) (Result, b
 	var shadows []ShadowMatch
 	for i := c.next(); i >= 0; i = c.next() {
 		r := s.rules[i]
-		if !a.messageMatches(s, i) || !a.guardHolds(s, i) {
+		if r.detailKey != "" && lacksDetail(a.err.Details, r.detailKey) || !a.messageMatches(s, i) || !a.guardHolds(s, i) {
 			continue
 		}
 		if ok, _, _ := r.match(a, true); !ok {
@@ -137,7 +137,8 @@ func (s *Set) first(a *activation, in *classify.Input, now time.Time, skip []boo
 			i := int32(w<<6 | bits.TrailingZeros64(word))
 			word &= word - 1
 			r := s.rules[i]
-			if skip != nil && skip[i] || r.mode != Enforce || !a.messageMatches(s, i) || !a.guardHolds(s, i) {
+			if skip != nil && skip[i] || r.mode != Enforce || r.detailKey != "" && lacksDetail(a.err.Details, r.detailKey) ||
+				!a.messageMatches(s, i) || !a.guardHolds(s, i) {
 				continue
 			}
 			if ok, _, _ := r.match(a, true); ok {

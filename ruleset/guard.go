@@ -115,3 +115,50 @@ func (g *guard) eval(leaf func(int) bool) bool {
 		return g.args[0].eval(leaf) || g.args[1].eval(leaf)
 	}
 }
+
+// detailKeyOf returns K when one of the top-level conjuncts of e is
+// has(error.details.K), or "". Such a rule cannot match a request whose
+// details lack the key: the conjunct is then false, or an error on details
+// that are not an object, and either makes the whole condition not true.
+// The packs' GraphQL rules test error.details.errors this way, and most
+// requests carry no details at all.
+func detailKeyOf(e ast.Expr) string {
+	if e.Kind() != ast.CallKind {
+		if e.Kind() != ast.SelectKind {
+			return ""
+		}
+		sel := e.AsSelect()
+		if !sel.IsTestOnly() || sel.Operand().Kind() != ast.SelectKind {
+			return ""
+		}
+		d := sel.Operand().AsSelect()
+		if d.IsTestOnly() || d.FieldName() != "details" || d.Operand().Kind() != ast.IdentKind || d.Operand().AsIdent() != "error" {
+			return ""
+		}
+		return sel.FieldName()
+	}
+	call := e.AsCall()
+	if call.FunctionName() != "_&&_" {
+		return ""
+	}
+	for _, a := range call.Args() {
+		if k := detailKeyOf(a); k != "" {
+			return k
+		}
+	}
+	return ""
+}
+
+// lacksDetail reports whether the request's details are certainly without
+// key k: absent, or a decoded JSON object without it. Details of any other
+// form are left to CEL.
+func lacksDetail(details any, k string) bool {
+	switch d := details.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		_, ok := d[k]
+		return !ok
+	}
+	return false
+}

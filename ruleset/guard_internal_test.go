@@ -83,3 +83,48 @@ func TestGuardOnlyForMessagePatterns(t *testing.T) {
 		}
 	}
 }
+
+// A rule that requires a details key is skipped only where its condition
+// cannot be true: checked on the packs' rules and tenant rules against CEL,
+// with details absent, of other shapes, and with and without the key.
+func TestDetailKeySkipsOnlyWhatCannotMatch(t *testing.T) {
+	t.Parallel()
+	tenant, err := Compile(1, []Rule{
+		{Name: "nested", When: `error.httpStatus == 400 && (has(error.details.code) && error.details.code == "E1")`, Then: Outcome{Class: classify.Capability, Code: "invalid_input"}},
+		{Name: "or", When: `has(error.details.code) || error.httpStatus == 400`, Then: Outcome{Class: classify.Capability, Code: "invalid_input"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := tenant.rules[0].detailKey; k != "code" {
+		t.Errorf("nested: detail key %q, want code", k)
+	}
+	if k := tenant.rules[1].detailKey; k != "" {
+		t.Errorf("or: detail key %q, want none", k)
+	}
+	details := []any{nil, "text", []any{map[string]any{"errors": 1}}, map[string]any{}, map[string]any{"code": "E1"},
+		map[string]any{"errors": []any{map[string]any{"extensions": map[string]any{"code": "UNAUTHENTICATED"}}}}}
+	with := 0
+	for _, set := range []*Set{tenant, packs().set} {
+		for _, r := range set.rules {
+			if r.detailKey == "" {
+				continue
+			}
+			with++
+			for _, d := range details {
+				a := newActivation(&classify.Input{Error: classify.RawError{Message: "unauthenticated", HTTPStatus: ptr(int32(400)), Details: d}})
+				if !lacksDetail(d, r.detailKey) {
+					continue
+				}
+				if ok, _, _ := r.match(a, false); ok {
+					t.Errorf("%s matches details %v, which lack %q", r.Name, d, r.detailKey)
+				}
+			}
+		}
+	}
+	if with < 2 {
+		t.Fatalf("only %d rules require a details key", with)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
