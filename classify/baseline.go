@@ -83,7 +83,11 @@ func (e *Engine) Classify(in *Input, now time.Time) Outcome {
 			// The error says when to retry: a structural statement that
 			// the text does not overrule.
 		case kindTable[mk].class != kindTable[k].class:
-			if g.Probability >= e.override || weakRules[ri] && g.Probability >= e.weakOverride {
+			// A weak rule's refusal (permission, credentials, policy)
+			// is turned into "retry" only at the general override:
+			// retrying a refused call is the costlier mistake.
+			weak := weakRules[ri] && !(kindTable[mk].class == Reliability && kindTable[k].class == Governance)
+			if g.Probability >= e.override || weak && g.Probability >= e.weakOverride {
 				return finish(s, mk, ModelRuleID, now)
 			}
 		case kindTable[mk].code != kindTable[k].code:

@@ -193,10 +193,13 @@ func (s *signals) vendorDBKind() (kind, bool) {
 
 // redisKinds maps the error prefixes of Redis replies ("NOAUTH
 // Authentication required.", "LOADING Redis is loading the dataset").
+// OOM (used memory above maxmemory) and MISCONF (snapshots cannot be
+// written to disk) last until someone frees memory or disk or changes the
+// configuration: storage full, not a transient overload.
 var redisKinds = map[string]kind{
 	"LOADING": kUnavailable, "BUSY": kOverloaded, "TRYAGAIN": kContention, "CLUSTERDOWN": kUnavailable,
 	"MASTERDOWN": kUnavailable, "READONLY": kUnavailable, "MOVED": kUnavailable, "ASK": kUnavailable,
-	"NOREPLICAS": kUnavailable, "MISCONF": kUnavailable, "OOM": kOverloaded,
+	"NOREPLICAS": kUnavailable, "MISCONF": kStorageFull, "OOM": kStorageFull,
 	"NOAUTH": kAuth, "WRONGPASS": kAuth, "NOPERM": kPermission,
 	"WRONGTYPE": kInvalid, "EXECABORT": kInvalid, "NOSCRIPT": kNotFound, "NOGROUP": kNotFound,
 	"BUSYGROUP": kExists, "UNBLOCKED": kNetwork,

@@ -14,7 +14,10 @@ var httpStatusRes = []*regexp.Regexp{
 	regexp.MustCompile(`\b([45][0-9]{2}) (?:Client|Server) Error\b`),
 	regexp.MustCompile(`(?i)\bHTTP Error ([45][0-9]{2})\b`),
 	regexp.MustCompile(`(?i)\b(?:returned|responded with|received|got)\s+(?:an?\s+)?(?:status\s+|http\s+)?([45][0-9]{2})\b`),
-	regexp.MustCompile(`\(([45][0-9]{2})\) [A-Z]`),
+	// PowerShell's and .NET's "(403) Forbidden", in every language Windows
+	// speaks ("(403) 已禁止", "(401) Nicht autorisiert"), and a status
+	// closing the message ("Non-200 status code (503)").
+	regexp.MustCompile(`\(([45][0-9]{2})\)(?:\s[^a-z0-9\s]|$)`),
 	regexp.MustCompile(`(?i)\berror:? ([45][0-9]{2})\b`),
 	regexp.MustCompile(`(?i)\b([45][0-9]{2}),? (?:` + strings.Join(reasonPhrases, "|") + `)\b`),
 	// A status at the very start ("502 Bad Gateway"), but not an SMTP
@@ -198,15 +201,23 @@ func scanHTTPError(s string) int {
 	return -1
 }
 
-// scanParenthesized: \(([45][0-9]{2})\) [A-Z]
+// scanParenthesized: \(([45][0-9]{2})\)(?:\s[^a-z0-9\s]|$)
 func scanParenthesized(s string) int {
 	for p := nextStatus(s, 1); p >= 0; p = nextStatus(s, p+1) {
-		if s[p-1] == '(' && strings.HasPrefix(s[p+3:], ") ") && p+5 < len(s) && isUpper(s[p+5]) {
+		if s[p-1] != '(' || p+3 >= len(s) || s[p+3] != ')' {
+			continue
+		}
+		if p+4 == len(s) || isRESpace(s[p+4]) && p+5 < len(s) && !isLowerDigitOrSpace(s[p+5]) {
 			return p
 		}
 	}
 	return -1
 }
+
+// isRESpace is RE2's \s: space, \t, \n, \f and \r.
+func isRESpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+
+func isLowerDigitOrSpace(c byte) bool { return 'a' <= c && c <= 'z' || isDigit(c) || isRESpace(c) }
 
 // scanErrorStatus: (?i)\berror:? ([45][0-9]{2})\b
 // None of its letters has a case variant outside ASCII.

@@ -82,6 +82,8 @@ func TestStatusMatchersMatchPatterns(t *testing.T) {
 		"504 gateway timeout", "423 Locked", "423 LOC\u212aED", "503 \u017fervice Unavailable", "  502 Bad Gateway",
 		"550 5.1.1 user unknown", "503", "503 ", "503 -", "503 - x", "503 -1", "503 ,:9", "512 x", "511-x", "460 x",
 		"foo: 503 Service", "foo: 503 service", "(4044) X", "Error:  404",
+		"远程服务器返回错误: (403) 已禁止。", "Non-200 status code (503)", "(500) items", "(401)\n", "(404) -", "(404)  X",
+		"(404)x", "(503) \xff", "(403)\nReason: Forbidden", "(403)\t\tX", "(403)\v X", "(401)\r\n",
 	} {
 		check(msg)
 	}
@@ -92,6 +94,7 @@ func TestStatusMatchersMatchPatterns(t *testing.T) {
 		"404", "503", "429", "500", "4", "5", "0", "1", "9", "52", "510", "511", "512", "550", "5.1.1", "46",
 		"Bad Request", "bad request", "Not Found", "NOT FOUND", "Gateway Time-out", "Gateway Timeout", "Gateway Time",
 		"Locked", "Too Many Requests", "Service Unavailable", "Request Entity Too Large", "Unauthorized", "A", "Z", "a",
+		"已禁止", "\xff", "é", "\r", "\v", "\f",
 	}, foldTokens...)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 30_000 {

@@ -252,8 +252,13 @@ func ruleHTTP(s *signals) (kind, bool) {
 		return kStorageFull, true
 	case 509:
 		return kRateLimit, true
-	case 520, 521, 523, 525, 526, 530:
+	case 520, 521, 523, 525, 530:
 		return kNetwork, true
+	case 526:
+		// Cloudflare's "Invalid SSL certificate": the origin's certificate
+		// does not verify, which a person fixes (docs/classification.md,
+		// Certificates); retrying never heals it.
+		return kSetup, true
 	case 529:
 		return kOverloaded, true
 	}

@@ -45,7 +45,7 @@ func TestSMTPReplies(t *testing.T) {
 		{msg: "smtp: 550 relay not permitted", class: classify.Governance, code: classify.CodePermissionDenied, viaSMTPRule: true},
 		// Not SMTP replies: versions, addresses, ports and HTTP statuses
 		// of e-mail APIs keep their own reading.
-		{msg: "requires Node 4.2.0 or later", class: classify.Capability},
+		{msg: "unsupported engine: requires Node 4.2.0 or later", class: classify.Capability},
 		{msg: "user with email a@example.com already exists (HTTP 409)", class: classify.Capability, code: classify.CodeInvalidInput},
 		{msg: "dial tcp 10.0.4.250:25: connect: connection refused", typ: "*net.OpError", class: classify.Reliability, code: classify.CodeRetryableTransient, retryable: true},
 		{msg: "email API returned HTTP 503 Service Unavailable", class: classify.Reliability, code: classify.CodeRetryableTransient},

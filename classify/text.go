@@ -269,10 +269,10 @@ var textSets = [setCount]phraseSet{
 	}},
 	tAuthWeak: {kind: kAuth, phrases: []string{" unauthori", " authentication", " credentials", " 401 "}},
 	tDNS: {kind: kDNS, phrases: []string{
-		" enotfound", " eai again", " eai noname", " getaddrinfo", " no such host",
+		" enotfound", " eai again", " eai noname", " getaddrinfo", " no such host ",
 		" name or service not known", " temporary failure in name resolution", " name resolution",
 		" could not resolve", " couldn t resolve", " failed to resolve", " unable to resolve",
-		" unknown host", " unknownhost", " nodename nor servname", " dns", " server misbehaving",
+		" unknown host", " unknownhost", " nodename nor servname", " dns", " server misbehaving", " servfail",
 		" host not found", " resolve host",
 	}},
 	tRefused: {kind: kRefused, phrases: []string{

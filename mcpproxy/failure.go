@@ -26,15 +26,6 @@ import (
 // session may be shutting down, and the answer is still owed.
 const writeTimeout = 10 * time.Second
 
-// isErrorResult reports whether a tools/call result has isError set, without
-// decoding anything else: successful results are never touched.
-func isErrorResult(result json.RawMessage) bool {
-	var r struct {
-		IsError bool `json:"isError"`
-	}
-	return json.Unmarshal(result, &r) == nil && r.IsError
-}
-
 // annotateAndSend classifies a failed tool result through the service and
 // sends it to the client with the toolFailure key added to its _meta. Every
 // other byte of the result stays as the upstream wrote it. When the service

@@ -177,6 +177,25 @@ func (p *Proxy) Relay(ctx context.Context, client, upstream mcp.Transport) error
 }
 
 func (p *Proxy) relay(parent context.Context, client, upstream mcp.Connection) error {
+	return p.newSession(parent, client, upstream).run()
+}
+
+// pushConn is a connection that hands each message to the relay as it
+// arrives, in the goroutine that received it, rather than queueing it for
+// Read: the request handler of a POST, the reader of an upstream's response
+// stream. Over HTTP every message would otherwise pass through one more
+// channel and one more goroutine each way, which is much of what the proxy
+// adds to a call (BenchmarkHTTPCall). Messages of one stream keep their
+// order; those of concurrent streams have none to keep. Read then only
+// reports the connection's end.
+type pushConn interface {
+	setSink(func(jsonrpc.Message) bool)
+}
+
+// newSession sets up the relay of one session. A pushConn's messages are
+// taken from the moment it returns, so that none arrives before the relay
+// is ready for it.
+func (p *Proxy) newSession(parent context.Context, client, upstream mcp.Connection) *session {
 	s := &session{
 		p:            p,
 		log:          p.cfg.Logger,
@@ -190,8 +209,47 @@ func (p *Proxy) relay(parent context.Context, client, upstream mcp.Connection) e
 		drained:      make(chan struct{}, 1),
 	}
 	s.limitMessages(client, upstream)
-	ctx, cancel := context.WithCancel(parent)
+	s.parent = parent
+	s.ctx, s.cancel = context.WithCancel(parent)
+	if pc, ok := upstream.(pushConn); ok {
+		pc.setSink(func(m jsonrpc.Message) bool { return s.pushed(func() { s.upstreamMessage(s.ctx, m) }) })
+		// The client's messages are pushed only to an upstream that pushes
+		// too: a pushing client's goroutine also serves the stream its
+		// answers go out on, and a write to a child's stdin that waits for
+		// the child to read must not hold it (the child may be waiting for
+		// that stream to take its output).
+		if pc, ok := client.(pushConn); ok {
+			pc.setSink(func(m jsonrpc.Message) bool { return s.pushed(func() { s.clientMessage(s.ctx, m) }) })
+		}
+	}
+	return s
+}
+
+// pushed runs handle for a message a pushConn received, unless the relay is
+// ending: then the message is dropped, as one left unread would be.
+func (s *session) pushed(handle func()) bool {
+	s.pushMu.RLock()
+	defer s.pushMu.RUnlock()
+	if s.pushClosed {
+		return false
+	}
+	handle()
+	return true
+}
+
+// closePushes waits for the messages being handled and refuses any more.
+// The relay's context must be cancelled first, so that none waits for a
+// write that cannot finish.
+func (s *session) closePushes() {
+	s.pushMu.Lock()
+	s.pushClosed = true
+	s.pushMu.Unlock()
+}
+
+func (s *session) run() error {
+	parent, ctx, cancel := s.parent, s.ctx, s.cancel
 	defer cancel()
+	client, upstream := s.client, s.upstream
 
 	fromClient := make(chan error, 1)
 	fromUpstream := make(chan error, 1)
@@ -223,6 +281,7 @@ func (p *Proxy) relay(parent context.Context, client, upstream mcp.Connection) e
 	// so closeErr carries the exit status.
 	closeErr := upstream.Close()
 	cancel()
+	s.closePushes()
 	if !upstreamEnded {
 		<-fromUpstream // ended by our Close; its error says nothing new
 	}
@@ -306,6 +365,16 @@ type session struct {
 	// forwarded; the random part keeps them apart from any client's IDs.
 	ownPrefix string
 
+	// The relay's lifetime: parent is the caller's context, ctx is
+	// cancelled when the relay ends.
+	parent context.Context
+	ctx    context.Context
+	cancel context.CancelFunc
+	// pushMu lets the handling of pushed messages (see pushConn) finish
+	// before the relay ends, and pushClosed refuses later ones.
+	pushMu     sync.RWMutex
+	pushClosed bool
+
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]*call // client calls forwarded upstream, not yet answered
 	own     map[jsonrpc.ID]chan *jsonrpc.Response
@@ -362,26 +431,31 @@ func (s *session) fromClient(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if req, ok := msg.(*jsonrpc.Request); ok {
-			if req.IsCall() {
-				s.track(req)
-				s.tellWarning(ctx, req)
-			} else {
-				s.observeClientNotification(req)
-			}
+		s.clientMessage(ctx, msg)
+	}
+}
+
+// clientMessage forwards one message from the client.
+func (s *session) clientMessage(ctx context.Context, msg jsonrpc.Message) {
+	if req, ok := msg.(*jsonrpc.Request); ok {
+		if req.IsCall() {
+			s.track(req)
+			s.tellWarning(ctx, req)
+		} else {
+			s.observeClientNotification(req)
 		}
-		if err := s.upstream.Write(ctx, msg); err != nil {
-			req, ok := msg.(*jsonrpc.Request)
-			if ok && req.IsCall() {
-				// The call never reached the upstream: answer it here rather
-				// than leave the client waiting.
-				if s.untrack(req.ID) {
-					s.replyError(ctx, req.ID, CodeConnectionClosed, "toolfailure proxy: could not forward the request to the upstream MCP server: "+err.Error())
-				}
-				continue
+	}
+	if err := s.upstream.Write(ctx, msg); err != nil {
+		req, ok := msg.(*jsonrpc.Request)
+		if ok && req.IsCall() {
+			// The call never reached the upstream: answer it here rather
+			// than leave the client waiting.
+			if s.untrack(req.ID) {
+				s.replyError(ctx, req.ID, CodeConnectionClosed, "toolfailure proxy: could not forward the request to the upstream MCP server: "+err.Error())
 			}
-			s.log.Warn("toolfailure proxy: could not forward a message to the upstream MCP server", slog.String("message", describe(msg)), slog.Any("error", err))
+			return
 		}
+		s.log.Warn("toolfailure proxy: could not forward a message to the upstream MCP server", slog.String("message", describe(msg)), slog.Any("error", err))
 	}
 }
 
@@ -394,50 +468,55 @@ func (s *session) fromUpstream(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		switch m := msg.(type) {
-		case *jsonrpc.Response:
-			if s.deliverOwn(m) {
-				continue
-			}
-			c := s.answered(m.ID)
-			if c != nil {
-				switch c.method {
-				case "initialize", "server/discover":
-					s.learnServer(m.Result)
-				case "tools/list":
-					if m.Error == nil {
-						s.learnTools(m.Result, !c.cursor)
-					}
-				case "tools/call":
-					switch {
-					case isProxyError(m.Error):
-						// The proxy's own transport error: a protocol
-						// error, not the tool's failure; nothing to record.
-						c.end(mcpfailure.Outcome{Err: m.Error})
-					case m.Error != nil:
-						c.end(outcomeOfError(m.Error))
-						if s.p.cfg.Classifier != nil {
-							s.work.Add(1)
-							go s.classifyProtocolError(ctx, c, m)
-						}
-					case !isErrorResult(m.Result):
-						c.end(mcpfailure.Outcome{})
-					case s.p.cfg.Classifier == nil:
-						c.end(mcpfailure.Outcome{ToolError: true}) // no service: relayed as it came
-					default:
+		s.upstreamMessage(ctx, msg)
+	}
+}
+
+// upstreamMessage forwards one message from the upstream.
+func (s *session) upstreamMessage(ctx context.Context, msg jsonrpc.Message) {
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		if s.deliverOwn(m) {
+			return
+		}
+		c := s.answered(m.ID)
+		if c != nil {
+			switch c.method {
+			case "initialize", "server/discover":
+				s.learnServer(m.Result)
+			case "tools/list":
+				if m.Error == nil {
+					s.learnTools(m.Result, !c.cursor)
+				}
+			case "tools/call":
+				switch {
+				case isProxyError(m.Error):
+					// The proxy's own transport error: a protocol
+					// error, not the tool's failure; nothing to record.
+					c.end(mcpfailure.Outcome{Err: m.Error})
+				case m.Error != nil:
+					c.end(outcomeOfError(m.Error))
+					if s.p.cfg.Classifier != nil {
 						s.work.Add(1)
-						go s.annotateAndSend(ctx, c, m)
-						continue
+						go s.classifyProtocolError(ctx, c, m)
 					}
+				case !isErrorResult(m.Result):
+					c.end(mcpfailure.Outcome{})
+				case s.p.cfg.Classifier == nil:
+					c.end(mcpfailure.Outcome{ToolError: true}) // no service: relayed as it came
+				default:
+					s.work.Add(1)
+					go s.annotateAndSend(ctx, c, m)
+					return
 				}
 			}
-		case *jsonrpc.Request:
-			if m.Method == "notifications/tools/list_changed" {
-				s.forgetTools()
-			}
 		}
-		s.toClient(ctx, msg)
+	case *jsonrpc.Request:
+		if m.Method == "notifications/tools/list_changed" {
+			s.forgetTools()
+		}
 	}
+	s.toClient(ctx, msg)
 }
 
 // toClient writes msg to the client. A server-to-client request the client

@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -275,8 +276,10 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	if created {
 		w.Header().Set("Mcp-Session-Id", sess.id)
 	}
+	// The headers go out with the first event, as the SDK's server sends
+	// them: a flush of its own would cost every call a write and a wake-up
+	// of the client.
 	w.WriteHeader(http.StatusOK)
-	_ = http.NewResponseController(w).Flush()
 	for _, m := range msgs {
 		if !sess.push(m) {
 			return
@@ -342,7 +345,7 @@ func decodeBody(body []byte) ([]jsonrpc.Message, error) {
 		return nil, errors.New("empty body")
 	}
 	if body[0] != '[' {
-		m, err := jsonrpc.DecodeMessage(body)
+		m, err := decodeMessage(body)
 		if err != nil {
 			return nil, err
 		}
@@ -357,7 +360,7 @@ func decodeBody(body []byte) ([]jsonrpc.Message, error) {
 	}
 	out := make([]jsonrpc.Message, 0, len(raws))
 	for _, raw := range raws {
-		m, err := jsonrpc.DecodeMessage(raw)
+		m, err := decodeMessage(raw)
 		if err != nil {
 			return nil, err
 		}
@@ -424,10 +427,11 @@ func (h *Handler) newSession() (*httpSession, error) {
 	h.starting--
 	started = true
 	h.mu.Unlock()
+	rs := h.p.newSession(ctx, sess, up)
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
-		if err := h.p.relay(ctx, sess, up); err != nil {
+		if err := rs.run(); err != nil {
 			h.log.Warn("toolfailure proxy: session ended", slog.String("session", sess.id), slog.Any("error", err))
 		}
 		h.forget(sess)
@@ -495,6 +499,10 @@ type httpSession struct {
 	done     chan struct{}
 	cancel   context.CancelFunc
 
+	// sink, once the relay set it, takes the client's messages in the
+	// request handler's goroutine (see pushConn).
+	sink atomic.Pointer[func(jsonrpc.Message) bool]
+
 	mu         sync.Mutex
 	closed     bool
 	calls      map[jsonrpc.ID]*stream // client call → the stream its answer goes on
@@ -534,7 +542,17 @@ func (s *httpSession) idleSince(d time.Duration) bool {
 	return s.standalone == nil && len(s.open) == 0 && time.Since(s.lastActive) > d
 }
 
+func (s *httpSession) setSink(f func(jsonrpc.Message) bool) { s.sink.Store(&f) }
+
 func (s *httpSession) push(m jsonrpc.Message) bool {
+	if sink := s.sink.Load(); sink != nil {
+		select {
+		case <-s.done:
+			return false
+		default:
+		}
+		return (*sink)(m)
+	}
 	select {
 	case s.incoming <- m:
 		return true
@@ -597,15 +615,18 @@ func (s *httpSession) closeStream(st *stream) {
 func (st *stream) serve(ctx context.Context, w http.ResponseWriter, sessionDone <-chan struct{}) {
 	rc := http.NewResponseController(w)
 	write := func(it streamItem) bool {
-		var b bytes.Buffer
-		b.WriteString("event: message\ndata: ")
-		b.Write(it.data)
-		b.WriteString("\n\n")
-		if _, err := w.Write(b.Bytes()); err != nil {
+		_, _ = io.WriteString(w, "event: message\ndata: ")
+		_, _ = w.Write(it.data)
+		if _, err := io.WriteString(w, "\n\n"); err != nil {
+			return false
+		}
+		if it.last {
+			// The response ends now, and net/http writes the last event
+			// and the end of the body in one go.
 			return false
 		}
 		_ = rc.Flush()
-		return !it.last
+		return true
 	}
 	for {
 		select {
@@ -751,37 +772,58 @@ type lineReader struct {
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{r: bufio.NewReader(r), max: max}
+	br := lineBuffers.Get().(*bufio.Reader)
+	br.Reset(r)
+	return &lineReader{r: br, max: max}
+}
+
+// lineBuffers keeps the read buffers of finished event streams for the next
+// ones: every call over HTTP reads one stream.
+var lineBuffers = sync.Pool{New: func() any { return bufio.NewReader(nil) }}
+
+// release returns the buffer; the lineReader is not used again.
+func (l *lineReader) release() {
+	l.r.Reset(nil)
+	lineBuffers.Put(l.r)
+	l.r = nil
 }
 
 func (l *lineReader) readLine() (string, error) {
 	var line []byte
 	for {
-		b, err := l.r.ReadByte()
-		if err != nil {
+		// Whatever is buffered is searched for the line's end at once; a
+		// byte at a time is slow for answers of many megabytes.
+		if _, err := l.r.Peek(1); err != nil {
 			if len(line) > 0 && errors.Is(err, io.EOF) {
 				return string(line), nil
 			}
 			return "", err
 		}
+		buf, _ := l.r.Peek(l.r.Buffered())
 		if l.skipLF {
 			l.skipLF = false
-			if b == '\n' {
+			if buf[0] == '\n' {
+				_, _ = l.r.Discard(1)
 				continue
 			}
 		}
-		switch b {
-		case '\n':
-			return string(line), nil
-		case '\r':
-			// Not peeking for a \n: on a live stream the next byte may be a
-			// long time coming, and the event must not wait for it.
-			l.skipLF = true
-			return string(line), nil
+		i := bytes.IndexAny(buf, "\r\n")
+		if i < 0 {
+			line = append(line, buf...)
+			_, _ = l.r.Discard(len(buf))
+		} else {
+			line = append(line, buf[:i]...)
+			// Not peeking for a \n after a \r: on a live stream the next
+			// byte may be a long time coming, and the event must not wait
+			// for it.
+			l.skipLF = buf[i] == '\r'
+			_, _ = l.r.Discard(i + 1)
 		}
-		line = append(line, b)
 		if len(line) > l.max {
-			return "", fmt.Errorf("event stream line longer than %d bytes", l.max)
+			return "", fmt.Errorf("%w: a line longer than %d bytes", errEventTooLarge, l.max)
+		}
+		if i >= 0 {
+			return string(line), nil
 		}
 	}
 }

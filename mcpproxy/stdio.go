@@ -207,7 +207,7 @@ func (c *lineConn) readLoop() {
 // 2025-03-26), which is relayed as separate messages.
 func decodeLine(line []byte) ([]jsonrpc.Message, error) {
 	if line[0] != '[' {
-		m, err := jsonrpc.DecodeMessage(line)
+		m, err := decodeMessage(line)
 		if err != nil {
 			return nil, fmt.Errorf("malformed JSON-RPC message: %w", err)
 		}
@@ -219,7 +219,7 @@ func decodeLine(line []byte) ([]jsonrpc.Message, error) {
 	}
 	out := make([]jsonrpc.Message, 0, len(raws))
 	for _, raw := range raws {
-		m, err := jsonrpc.DecodeMessage(raw)
+		m, err := decodeMessage(raw)
 		if err != nil {
 			return nil, fmt.Errorf("malformed JSON-RPC message in a batch: %w", err)
 		}

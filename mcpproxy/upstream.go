@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -21,20 +22,27 @@ import (
 
 // HTTPUpstream is a transport to an MCP server that speaks streamable HTTP.
 //
-// It uses the SDK's client transport for the POSTs and their event streams,
-// and adds the two things that transport leaves to the SDK's client session,
-// which a raw relay does not have: the Mcp-Protocol-Version header on every
-// request after the handshake, and the standalone GET stream on which the
-// server sends what does not belong to a request (list_changed, resource
-// updates, log messages). Calls are posted concurrently, each in its own
-// goroutine, because a server may hold a POST open until the tool finishes
-// while it needs the client's answer to a sampling or elicitation request
-// to finish it.
+// It is a client of the transport written for a relay, not the SDK's
+// client transport: that one decodes every message it reads, and the _meta
+// of every request it sends, with the SDK's decoder, which allocates a large
+// buffer per message and made the relay over HTTP cost more than the server
+// behind it (BenchmarkHTTPCall). It speaks the session protocol the relay
+// needs: the Mcp-Session-Id the server gives, the Mcp-Protocol-Version of the
+// handshake (or of the request's _meta) on every request after it, the
+// standard Mcp-Method and Mcp-Name headers from 2026-07-28 on, the
+// standalone GET stream on which the server sends what does not belong to a
+// request (list_changed, resource updates, log messages), resumption of a
+// response stream that the server ends early with Last-Event-ID, and DELETE
+// at the end. Calls are posted concurrently, each in its own goroutine,
+// because a server may hold a POST open until the tool finishes while it
+// needs the client's answer to a sampling or elicitation request to finish
+// it.
 type HTTPUpstream struct {
 	// Endpoint is the MCP endpoint, such as http://127.0.0.1:3000/mcp.
 	Endpoint string
 	// HTTPClient sends the requests; nil means one with no overall timeout,
-	// which event streams need.
+	// which event streams need, on a transport shared by the upstreams that
+	// keeps connections open for concurrent calls.
 	HTTPClient *http.Client
 	// Header is added to every request: an Authorization header the upstream
 	// expects, for example.
@@ -42,9 +50,9 @@ type HTTPUpstream struct {
 	// Logger receives problems with the standalone stream. Nil means
 	// slog.Default().
 	Logger *slog.Logger
-	// MaxMessageBytes bounds one server-sent event. Zero means the Proxy's
-	// Config.MaxMessageBytes when Relay or Handler connects it, else
-	// DefaultMaxMessageBytes.
+	// MaxMessageBytes bounds one message the upstream sends, a server-sent
+	// event or a JSON body. Zero means the Proxy's Config.MaxMessageBytes
+	// when Relay or Handler connects it, else DefaultMaxMessageBytes.
 	MaxMessageBytes int
 }
 
@@ -54,9 +62,12 @@ func (t *HTTPUpstream) Connect(ctx context.Context) (mcp.Connection, error) {
 	if t.Endpoint == "" {
 		return nil, errors.New("mcpproxy: HTTPUpstream.Endpoint is empty")
 	}
-	base := t.HTTPClient
-	if base == nil {
-		base = &http.Client{Transport: upstreamTransport}
+	if u, err := url.Parse(t.Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("mcpproxy: HTTPUpstream.Endpoint %q is not an http or https URL", t.Endpoint)
+	}
+	client := t.HTTPClient
+	if client == nil {
+		client = upstreamClient
 	}
 	logger := t.Logger
 	if logger == nil {
@@ -67,38 +78,17 @@ func (t *HTTPUpstream) Connect(ctx context.Context) (mcp.Connection, error) {
 		maxEvent = DefaultMaxMessageBytes
 	}
 	connCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	c := &httpUpstreamConn{
+	return &httpUpstreamConn{
 		maxEvent: maxEvent,
 		endpoint: t.Endpoint,
+		client:   client,
+		header:   t.Header,
 		log:      logger,
 		ctx:      connCtx,
 		cancel:   cancel,
 		in:       make(chan jsonrpc.Message, 16),
 		failed:   make(chan struct{}),
-	}
-	next := base.Transport
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	hc := *base
-	hc.Transport = &upstreamHeaders{next: next, header: t.Header, conn: c}
-	c.client = &hc
-	inner, err := (&mcp.StreamableClientTransport{
-		Endpoint:   t.Endpoint,
-		HTTPClient: &hc,
-		// The standalone stream is opened here, not by the SDK: its client
-		// transport only does so when a client session tells it the
-		// handshake is over, and there is no client session in a relay.
-		DisableStandaloneSSE: true,
-		MaxEventSize:         -1, // watchedBody enforces maxEvent, failing one call, not the session
-	}).Connect(connCtx)
-	if err != nil {
-		cancel()
-		return nil, fmt.Errorf("connect to %s: %w", t.Endpoint, err)
-	}
-	c.inner = inner
-	go c.pump()
-	return c, nil
+	}, nil
 }
 
 // upstreamTransport is shared by the HTTP upstreams without a client of
@@ -112,21 +102,24 @@ var upstreamTransport = func() *http.Transport {
 	return t
 }()
 
+var upstreamClient = &http.Client{Transport: upstreamTransport}
+
 type httpUpstreamConn struct {
 	maxEvent int
 	endpoint string
 	client   *http.Client
-	inner    mcp.Connection
+	header   http.Header
 	log      *slog.Logger
 	ctx      context.Context // the connection's lifetime
 	cancel   context.CancelFunc
 
-	in      chan jsonrpc.Message
+	in      chan jsonrpc.Message // what was read, unless sink is set
+	sink    atomic.Pointer[func(jsonrpc.Message) bool]
 	failed  chan struct{}
 	failErr error
 
 	mu        sync.Mutex
-	tooLarge  map[jsonrpc.ID]bool // calls whose answer was over the limit
+	sessionID string
 	initID    jsonrpc.ID
 	version   string // negotiated protocol version, once known
 	listening bool
@@ -134,110 +127,113 @@ type httpUpstreamConn struct {
 	closeErr  error
 }
 
-// upstreamHeaders adds the configured headers, and the negotiated protocol
-// version to requests that do not carry one.
-type upstreamHeaders struct {
-	next   http.RoundTripper
-	header http.Header
-	conn   *httpUpstreamConn
-}
+// Mcp-* headers of the streamable HTTP transport.
+const (
+	headerSessionID       = "Mcp-Session-Id"
+	headerProtocolVersion = "Mcp-Protocol-Version"
+	headerMethod          = "Mcp-Method"
+	headerName            = "Mcp-Name"
+	// statelessVersion is the first protocol version without sessions and
+	// with the standard Mcp-Method and Mcp-Name headers.
+	statelessVersion = "2026-07-28"
+)
 
-func (u *upstreamHeaders) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	for k, vs := range u.header {
-		for _, v := range vs {
-			req.Header.Add(k, v)
-		}
+// newRequest builds a request to the endpoint with the session's headers
+// and, for msg, the protocol version and standard headers it calls for.
+func (c *httpUpstreamConn) newRequest(ctx context.Context, method string, body []byte, msg jsonrpc.Message) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
 	}
-	if req.Header.Get("Mcp-Protocol-Version") == "" {
-		if v := u.conn.negotiated(); v != "" {
-			req.Header.Set("Mcp-Protocol-Version", v)
-		}
-	}
-	resp, err := u.next.RoundTrip(req)
+	req, err := http.NewRequestWithContext(ctx, method, c.endpoint, rd)
 	if err != nil {
-		if u.conn.live(req) {
-			switch {
-			case req.Method == http.MethodGet && req.Header.Get("Last-Event-ID") != "":
-				// The SDK's transport is resuming a response stream that
-				// broke, and the server cannot be reached: its retries,
-				// with their backoff, would keep the calls on that stream
-				// waiting for many seconds for an answer that cannot come.
-				u.conn.fail(fmt.Errorf("cannot reach the upstream MCP server at %s to resume a broken response stream: %w", u.conn.endpoint, err))
-			case !isDialError(err):
-				// The request was sent and the connection broke before an
-				// answer came: the server went away mid-request. (A server
-				// that cannot be reached at all fails only the one call:
-				// there is nothing in flight to tell.)
-				u.conn.fail(fmt.Errorf("the connection to the upstream MCP server at %s broke: %w", u.conn.endpoint, err))
-			}
-		}
 		return nil, err
 	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	resp.Body = &watchedBody{ReadCloser: resp.Body, conn: u.conn, req: req, events: mt == "text/event-stream"}
-	return resp, nil
-}
-
-// errEventTooLarge ends a response stream whose current event is over the
-// limit. The SDK's transport then answers the stream's call with an error
-// of its own, which ownTransportError turns into one that says why.
-var errEventTooLarge = errors.New("server-sent event over the proxy's message limit")
-
-// watchedBody ends the session when a response stream from the upstream
-// breaks (a connection reset, a body cut short): the server went away, and
-// every call still waiting should hear so now. A stream the server ends on
-// purpose ends with io.EOF and is left to the SDK's transport.
-//
-// It also enforces the message limit on event streams, in place of the
-// SDK's, which fails the whole session: an event over the limit ends its
-// stream alone.
-type watchedBody struct {
-	io.ReadCloser
-	conn   *httpUpstreamConn
-	req    *http.Request
-	events bool // text/event-stream: count the bytes of each event
-	size   int  // bytes of the current event so far
-	eol    bool // the last byte ended a line, so a line ending now ends the event
-}
-
-func (b *watchedBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if b.events {
-		b.count(p[:n])
-		if b.size > b.conn.maxEvent {
-			b.conn.eventTooLarge(b.req)
-			return n, errEventTooLarge
+	h := req.Header
+	for k, vs := range c.header {
+		for _, v := range vs {
+			h.Add(k, v)
 		}
 	}
-	if err != nil && !errors.Is(err, io.EOF) && b.conn.live(b.req) {
-		b.conn.fail(fmt.Errorf("the connection to the upstream MCP server at %s broke: %w", b.conn.endpoint, err))
+	c.mu.Lock()
+	sid, version := c.sessionID, c.version
+	c.mu.Unlock()
+	if sid != "" {
+		h.Set(headerSessionID, sid)
 	}
-	return n, err
+	r, _ := msg.(*jsonrpc.Request)
+	if r != nil {
+		if v := metaProtocolVersion(r.Params); v != "" {
+			version = v
+		}
+	}
+	if version != "" {
+		h.Set(headerProtocolVersion, version)
+	}
+	if r != nil && version >= statelessVersion {
+		h.Set(headerMethod, r.Method)
+		if name, ok := requestName(r); ok {
+			h.Set(headerName, name)
+		}
+	}
+	if method == http.MethodPost {
+		h.Set("Content-Type", "application/json")
+		h.Set("Accept", "application/json, text/event-stream")
+	}
+	return req, nil
 }
 
-// count adds what was read to the size of the current event, which a blank
-// line ends. It works a line at a time (IndexByte), not a byte at a time:
-// answers of many megabytes go through it.
-func (b *watchedBody) count(buf []byte) {
-	for len(buf) > 0 {
-		i := bytes.IndexByte(buf, '\n')
-		if i < 0 {
-			if len(buf) > 1 || buf[0] != '\r' { // a lone \r may be half of \r\n
-				b.eol = false
-			}
-			b.size += len(buf)
-			return
-		}
-		line := buf[:i]
-		if blank := len(line) == 0 || (len(line) == 1 && line[0] == '\r'); blank && b.eol {
-			b.size = 0
-		} else {
-			b.size += len(line)
-		}
-		b.eol = true
-		buf = buf[i+1:]
+// metaProtocolVersion is params._meta's protocol version, which a request
+// on the stateless protocol carries; it is looked for only when its key is
+// in the bytes at all.
+func metaProtocolVersion(params json.RawMessage) string {
+	if !bytes.Contains(params, []byte(mcp.MetaKeyProtocolVersion)) {
+		return ""
 	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	var v string
+	if json.Unmarshal(params, &p) == nil && json.Unmarshal(p.Meta[mcp.MetaKeyProtocolVersion], &v) == nil {
+		return v
+	}
+	return ""
+}
+
+// requestName is the Mcp-Name of a request: the tool, prompt or resource
+// it names.
+func requestName(r *jsonrpc.Request) (string, bool) {
+	var p struct {
+		Name *string `json:"name"`
+		URI  *string `json:"uri"`
+	}
+	if json.Unmarshal(r.Params, &p) != nil {
+		return "", false
+	}
+	switch {
+	case (r.Method == "tools/call" || r.Method == "prompts/get") && p.Name != nil:
+		return *p.Name, true
+	case r.Method == "resources/read" && p.URI != nil:
+		return *p.URI, true
+	}
+	return "", false
+}
+
+// noteSession keeps the session ID the server gives in its first answer.
+func (c *httpUpstreamConn) noteSession(resp *http.Response) {
+	if sid := resp.Header.Get(headerSessionID); sid != "" {
+		c.mu.Lock()
+		if c.sessionID == "" {
+			c.sessionID = sid
+		}
+		c.mu.Unlock()
+	}
+}
+
+func (c *httpUpstreamConn) hasSession() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessionID != ""
 }
 
 // live reports whether a failure of req says something about the upstream:
@@ -246,30 +242,10 @@ func (c *httpUpstreamConn) live(req *http.Request) bool {
 	return c.ctx.Err() == nil && req.Context().Err() == nil
 }
 
-func (c *httpUpstreamConn) negotiated() string {
+func (c *httpUpstreamConn) SessionID() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.version
-}
-
-func (c *httpUpstreamConn) SessionID() string { return c.inner.SessionID() }
-
-// pump moves what the SDK's transport reads into the merged stream.
-func (c *httpUpstreamConn) pump() {
-	for {
-		msg, err := c.inner.Read(c.ctx)
-		if err != nil {
-			c.fail(err)
-			return
-		}
-		c.observe(msg)
-		msg = c.ownTransportError(msg)
-		select {
-		case c.in <- msg:
-		case <-c.ctx.Done():
-			return
-		}
-	}
+	return c.sessionID
 }
 
 func (c *httpUpstreamConn) fail(err error) {
@@ -283,61 +259,12 @@ func (c *httpUpstreamConn) fail(err error) {
 	}
 }
 
-// ownTransportError replaces the answers the SDK's transport makes up for a
-// call whose response stream ended without an answer. Their error is a bare
-// Go error, which would go out as a JSON-RPC error with code 0; the client
-// gets the proxy's CodeConnectionClosed instead, marked as the proxy's own so
-// that it is not recorded as a failure of the tool.
-func (c *httpUpstreamConn) ownTransportError(msg jsonrpc.Message) jsonrpc.Message {
-	resp, ok := msg.(*jsonrpc.Response)
-	if !ok || resp.Error == nil {
-		return msg
-	}
-	var werr *jsonrpc.Error
-	if errors.As(resp.Error, &werr) {
-		return msg
-	}
-	c.mu.Lock()
-	tooLarge := c.tooLarge[resp.ID]
-	delete(c.tooLarge, resp.ID)
-	c.mu.Unlock()
-	if tooLarge {
-		return &jsonrpc.Response{ID: resp.ID, Error: newProxyError(jsonrpc.CodeInternalError, fmt.Sprintf(
-			"toolfailure proxy: the upstream MCP server's answer is over the proxy's limit of %d bytes for one message (--max-message-bytes)", c.maxEvent))}
-	}
-	why := "the upstream MCP server at " + c.endpoint + " ended the response stream without answering the request (" + resp.Error.Error() + ")"
-	select {
-	case <-c.failed:
-		why = c.failErr.Error() // the stream ended because the connection broke
-	default:
-	}
-	return &jsonrpc.Response{ID: resp.ID, Error: newProxyError(CodeConnectionClosed, "toolfailure proxy: "+why)}
-}
-
-// eventTooLarge notes the call whose response stream carried an event over
-// the limit, from the request's own body (which the SDK keeps for retries).
-func (c *httpUpstreamConn) eventTooLarge(req *http.Request) {
-	if req.Method != http.MethodPost || req.GetBody == nil {
-		return
-	}
-	body, err := req.GetBody()
-	if err != nil {
-		return
-	}
-	defer body.Close()
-	b, err := io.ReadAll(body)
-	if err != nil {
-		return
-	}
-	msg, err := jsonrpc.DecodeMessage(b)
-	if r, ok := msg.(*jsonrpc.Request); err == nil && ok && r.IsCall() {
-		c.mu.Lock()
-		if c.tooLarge == nil {
-			c.tooLarge = map[jsonrpc.ID]bool{}
-		}
-		c.tooLarge[r.ID] = true
-		c.mu.Unlock()
-	}
+// broke fails the connection: a request was sent, or a stream was open, and
+// the connection broke before an answer came, so the server went away. (A
+// server that cannot be reached at all fails only the one call: there is
+// nothing in flight to tell.)
+func (c *httpUpstreamConn) broke(err error) {
+	c.fail(fmt.Errorf("the connection to the upstream MCP server at %s broke: %w", c.endpoint, err))
 }
 
 func (c *httpUpstreamConn) observe(msg jsonrpc.Message) {
@@ -383,6 +310,15 @@ func (c *httpUpstreamConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *httpUpstreamConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	select {
+	case <-c.failed:
+		return c.failErr
+	default:
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
 	req, isReq := msg.(*jsonrpc.Request)
 	if isReq && req.IsCall() {
 		if req.Method == "initialize" {
@@ -390,14 +326,10 @@ func (c *httpUpstreamConn) Write(ctx context.Context, msg jsonrpc.Message) error
 			c.initID = req.ID
 			c.mu.Unlock()
 		}
-		go func() {
-			if err := c.inner.Write(ctx, msg); err != nil && ctx.Err() == nil {
-				c.deliver(errorAnswer(req.ID, c.endpoint, err))
-			}
-		}()
+		go c.call(req, data)
 		return nil
 	}
-	if err := c.inner.Write(ctx, msg); err != nil {
+	if err := c.send(ctx, msg, data); err != nil {
 		return err
 	}
 	if isReq && req.Method == "notifications/initialized" {
@@ -406,49 +338,243 @@ func (c *httpUpstreamConn) Write(ctx context.Context, msg jsonrpc.Message) error
 	return nil
 }
 
-// errorAnswer turns a failed POST of a call into the answer the client gets.
-// An upstream that refused the call with a JSON-RPC error in the HTTP body
-// is quoted exactly; any other failure is the proxy's CodeConnectionClosed.
-func errorAnswer(id jsonrpc.ID, endpoint string, err error) *jsonrpc.Response {
-	if werr := upstreamWireError(err); werr != nil {
-		return &jsonrpc.Response{ID: id, Error: werr}
+// send posts a notification or an answer, which the server acknowledges
+// with 202 and no body.
+func (c *httpUpstreamConn) send(ctx context.Context, msg jsonrpc.Message, data []byte) error {
+	req, err := c.newRequest(ctx, http.MethodPost, data, msg)
+	if err != nil {
+		return err
 	}
-	what := "the connection to the upstream MCP server at " + endpoint + " broke before it answered: "
-	if isDialError(err) {
-		what = "cannot reach the upstream MCP server at " + endpoint + ": "
+	resp, err := c.client.Do(req)
+	if err != nil {
+		if !isDialError(err) && c.live(req) {
+			c.broke(err)
+		}
+		return fmt.Errorf("post to the upstream MCP server at %s: %w", c.endpoint, err)
 	}
-	return &jsonrpc.Response{ID: id, Error: newProxyError(CodeConnectionClosed, "toolfailure proxy: "+what+err.Error())}
+	defer discard(resp.Body)
+	c.noteSession(resp)
+	if resp.StatusCode == http.StatusNotFound && c.hasSession() {
+		err := c.sessionLost()
+		return err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
+		return fmt.Errorf("the upstream MCP server at %s refused the message: %s", c.endpoint, resp.Status)
+	}
+	return nil
 }
 
-// upstreamWireError finds the JSON-RPC error the upstream answered with in
-// err's tree. The SDK's transport wraps every failed POST in a JSON-RPC
-// error of its own ("rejected by transport", -32005), which says nothing
-// about the upstream and is skipped.
-func upstreamWireError(err error) *jsonrpc.Error {
-	var walk func(error) *jsonrpc.Error
-	walk = func(e error) *jsonrpc.Error {
-		if e == nil {
+// sessionLost fails the connection on a 404 to a request in a session: the
+// specification's sign that the server ended it.
+func (c *httpUpstreamConn) sessionLost() error {
+	err := fmt.Errorf("the upstream MCP server at %s no longer knows the session (404 Not Found)", c.endpoint)
+	c.fail(err)
+	return err
+}
+
+// discard reads a little of what is left of a body, so that its connection
+// can be used again, and closes it.
+func discard(body io.ReadCloser) {
+	_, _ = io.CopyN(io.Discard, body, 4<<10)
+	_ = body.Close()
+}
+
+// call posts a request and delivers what the server sends back on its
+// response: the answer, and the requests and notifications before it.
+func (c *httpUpstreamConn) call(r *jsonrpc.Request, data []byte) {
+	req, err := c.newRequest(c.ctx, http.MethodPost, data, r)
+	if err != nil {
+		c.deliver(proxyAnswer(r.ID, CodeConnectionClosed, "toolfailure proxy: "+err.Error()))
+		return
+	}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		if !c.live(req) {
+			return
+		}
+		if isDialError(err) {
+			c.deliver(proxyAnswer(r.ID, CodeConnectionClosed, "toolfailure proxy: cannot reach the upstream MCP server at "+c.endpoint+": "+err.Error()))
+			return
+		}
+		c.broke(err)
+		c.deliver(proxyAnswer(r.ID, CodeConnectionClosed, "toolfailure proxy: the connection to the upstream MCP server at "+c.endpoint+" broke before it answered: "+err.Error()))
+		return
+	}
+	defer discard(resp.Body)
+	c.noteSession(resp)
+	switch {
+	case resp.StatusCode == http.StatusNotFound && c.hasSession():
+		_ = c.sessionLost() // the relay answers every call still waiting
+		return
+	case resp.StatusCode < 200 || resp.StatusCode >= 300:
+		c.deliver(refusal(r.ID, c.endpoint, resp))
+		return
+	}
+	mt := mediaType(resp.Header.Get("Content-Type"))
+	switch mt {
+	case "application/json":
+		c.readJSON(r, resp)
+	case "text/event-stream":
+		c.readStream(r, req, resp)
+	default:
+		c.deliver(proxyAnswer(r.ID, CodeConnectionClosed, fmt.Sprintf(
+			"toolfailure proxy: the upstream MCP server at %s answered the request with HTTP %d and Content-Type %q, not a JSON-RPC answer", c.endpoint, resp.StatusCode, mt)))
+	}
+}
+
+// refusal is the answer to a call the server refused with an HTTP error.
+// A JSON-RPC error in the body is quoted exactly; any other refusal is the
+// proxy's CodeConnectionClosed, with the status.
+func refusal(id jsonrpc.ID, endpoint string, resp *http.Response) *jsonrpc.Response {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if m, err := decodeMessage(bytes.TrimSpace(body)); err == nil {
+		if e, ok := m.(*jsonrpc.Response); ok && e.Error != nil {
+			return &jsonrpc.Response{ID: id, Error: e.Error}
+		}
+	}
+	return proxyAnswer(id, CodeConnectionClosed, fmt.Sprintf("toolfailure proxy: the upstream MCP server at %s refused the request: %s", endpoint, resp.Status))
+}
+
+// proxyAnswer is an error answer of the proxy's own, marked so that it is
+// not recorded as a failure of the tool.
+func proxyAnswer(id jsonrpc.ID, code int64, message string) *jsonrpc.Response {
+	return &jsonrpc.Response{ID: id, Error: newProxyError(code, message)}
+}
+
+func (c *httpUpstreamConn) tooLarge(id jsonrpc.ID) *jsonrpc.Response {
+	return proxyAnswer(id, jsonrpc.CodeInternalError, fmt.Sprintf(
+		"toolfailure proxy: the upstream MCP server's answer is over the proxy's limit of %d bytes for one message (--max-message-bytes)", c.maxEvent))
+}
+
+func (c *httpUpstreamConn) readJSON(r *jsonrpc.Request, resp *http.Response) {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.maxEvent)+1))
+	switch {
+	case err != nil:
+		if c.live(resp.Request) {
+			c.broke(err)
+		}
+		return
+	case len(body) > c.maxEvent:
+		c.deliver(c.tooLarge(r.ID))
+		return
+	}
+	msgs, err := decodeBody(body)
+	if err != nil {
+		c.deliver(proxyAnswer(r.ID, CodeConnectionClosed, "toolfailure proxy: the upstream MCP server sent a malformed answer: "+err.Error()))
+		return
+	}
+	for _, m := range msgs {
+		c.observe(m)
+		c.deliver(m)
+	}
+}
+
+// maxResumptions bounds how often in a row a response stream that the
+// server ended before the answer is resumed with Last-Event-ID without an
+// event coming on it. A server that polls (ends the stream every so often
+// while a long tool runs) sends events in between, and is followed as long
+// as it does.
+const maxResumptions = 5
+
+// readStream delivers the events of a call's response stream. A stream the
+// server ends before the answer, after events with IDs, is resumed with a
+// GET carrying Last-Event-ID, as the specification lets a server ask; one
+// without IDs cannot be, and the call gets an error that says so.
+func (c *httpUpstreamConn) readStream(r *jsonrpc.Request, req *http.Request, resp *http.Response) {
+	answered := false
+	lastID := ""
+	var retry time.Duration
+	body := resp.Body
+	for idle := 0; ; idle++ {
+		err := scanEvents(body, c.maxEvent, func(ev event) error {
+			idle = 0
+			if ev.id != "" {
+				lastID = ev.id
+			}
+			if ev.retry > 0 {
+				retry = ev.retry
+			}
+			if len(ev.data) == 0 || (ev.name != "" && ev.name != "message") {
+				return nil
+			}
+			msg, err := decodeMessage(ev.data)
+			if err != nil {
+				return fmt.Errorf("%w: %w", errMalformed, err)
+			}
+			if a, ok := msg.(*jsonrpc.Response); ok && a.ID == r.ID {
+				answered = true
+			}
+			c.observe(msg)
+			c.deliver(msg)
 			return nil
+		})
+		if body != resp.Body {
+			discard(body)
 		}
-		if we, ok := e.(*jsonrpc.Error); ok && !(we.Code == codeRejectedByTransport && we.Message == "rejected by transport") {
-			return we
+		switch {
+		case answered || !c.live(req):
+			return
+		case errors.Is(err, errEventTooLarge):
+			c.deliver(c.tooLarge(r.ID))
+			return
+		case errors.Is(err, errMalformed):
+			c.deliver(proxyAnswer(r.ID, CodeConnectionClosed, "toolfailure proxy: the upstream MCP server sent a malformed message on the response stream: "+err.Error()))
+			return
+		case err != nil:
+			c.broke(err)
+			return
+		case lastID == "" || idle == maxResumptions:
+			c.deliver(proxyAnswer(r.ID, CodeConnectionClosed, "toolfailure proxy: the upstream MCP server at "+c.endpoint+" ended the response stream without answering the request"))
+			return
 		}
-		switch u := e.(type) {
-		case interface{ Unwrap() error }:
-			return walk(u.Unwrap())
-		case interface{ Unwrap() []error }:
-			for _, x := range u.Unwrap() {
-				if we := walk(x); we != nil {
-					return we
-				}
+		if retry > 0 {
+			select {
+			case <-time.After(retry):
+			case <-c.ctx.Done():
+				return
 			}
 		}
-		return nil
+		next, err := c.resume(lastID)
+		if err != nil {
+			if c.ctx.Err() == nil {
+				c.fail(err)
+			}
+			return
+		}
+		body = next
 	}
-	return walk(err)
 }
 
-const codeRejectedByTransport = -32005
+var errMalformed = errors.New("malformed JSON-RPC message")
+
+// resume opens the GET that continues a response stream after lastID.
+func (c *httpUpstreamConn) resume(lastID string) (io.ReadCloser, error) {
+	req, err := c.newRequest(c.ctx, http.MethodGet, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Last-Event-ID", lastID)
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach the upstream MCP server at %s to resume a broken response stream: %w", c.endpoint, err)
+	}
+	mt := mediaType(resp.Header.Get("Content-Type"))
+	if resp.StatusCode != http.StatusOK || mt != "text/event-stream" {
+		discard(resp.Body)
+		return nil, fmt.Errorf("the upstream MCP server at %s did not resume a response stream: %s", c.endpoint, resp.Status)
+	}
+	return resp.Body, nil
+}
+
+// mediaType is the media type of a Content-Type value, lower case, without
+// parameters. mime.ParseMediaType allocates a map of the parameters, which
+// on every response of every call shows in the relay's profile; the type
+// alone is all the relay looks at.
+func mediaType(contentType string) string {
+	mt, _, _ := strings.Cut(contentType, ";")
+	return strings.ToLower(strings.TrimSpace(mt))
+}
 
 // isDialError reports whether err is a failure to connect at all, as opposed
 // to a connection that broke.
@@ -457,23 +583,60 @@ func isDialError(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
+func (c *httpUpstreamConn) setSink(f func(jsonrpc.Message) bool) { c.sink.Store(&f) }
+
+// deliver hands a message to the relay. Once the connection failed, nothing
+// more is: the relay answers every call still waiting, and an answer after
+// that would be a second one.
 func (c *httpUpstreamConn) deliver(msg jsonrpc.Message) {
+	if sink := c.sink.Load(); sink != nil {
+		select {
+		case <-c.failed:
+		case <-c.ctx.Done():
+		default:
+			(*sink)(msg)
+		}
+		return
+	}
 	select {
 	case c.in <- msg:
 	case <-c.ctx.Done():
 	}
 }
 
+// closeTimeout bounds the DELETE that ends the session upstream.
+const closeTimeout = 5 * time.Second
+
 func (c *httpUpstreamConn) Close() error {
 	c.closeOnce.Do(func() {
-		c.closeErr = c.inner.Close() // ends the session upstream (DELETE)
-		c.cancel()
+		defer c.cancel()
 		select {
 		case <-c.failed:
-			// The upstream is already gone; that the DELETE failed too is
-			// no news, and would hide the reason it went.
-			c.closeErr = nil
+			// The upstream is already gone; a DELETE would fail too, which
+			// is no news, and would hide the reason it went.
+			return
 		default:
+		}
+		if !c.hasSession() {
+			return
+		}
+		ctx, cancel := context.WithTimeout(c.ctx, closeTimeout)
+		defer cancel()
+		req, err := c.newRequest(ctx, http.MethodDelete, nil, nil)
+		if err != nil {
+			c.closeErr = err
+			return
+		}
+		resp, err := c.client.Do(req)
+		if err != nil {
+			c.closeErr = fmt.Errorf("end the session at %s (DELETE): %w", c.endpoint, err)
+			return
+		}
+		discard(resp.Body)
+		// 405: the server does not let clients end sessions; 404: it
+		// already ended it.
+		if resp.StatusCode >= 300 && resp.StatusCode != http.StatusMethodNotAllowed && resp.StatusCode != http.StatusNotFound {
+			c.closeErr = fmt.Errorf("end the session at %s (DELETE): %s", c.endpoint, resp.Status)
 		}
 	})
 	return c.closeErr
@@ -527,14 +690,11 @@ func (c *httpUpstreamConn) listen() {
 var errNoStream = errors.New("the server offers no standalone stream")
 
 func (c *httpUpstreamConn) listenOnce(lastEventID *string) (progressed bool, retry time.Duration, err error) {
-	req, err := http.NewRequestWithContext(c.ctx, http.MethodGet, c.endpoint, nil)
+	req, err := c.newRequest(c.ctx, http.MethodGet, nil, nil)
 	if err != nil {
 		return false, 0, err
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	if sid := c.inner.SessionID(); sid != "" {
-		req.Header.Set("Mcp-Session-Id", sid)
-	}
 	if *lastEventID != "" {
 		req.Header.Set("Last-Event-ID", *lastEventID)
 	}
@@ -543,7 +703,7 @@ func (c *httpUpstreamConn) listenOnce(lastEventID *string) (progressed bool, ret
 		return false, 0, err
 	}
 	defer resp.Body.Close()
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode == http.StatusMethodNotAllowed:
 		return false, 0, errNoStream
@@ -566,16 +726,22 @@ func (c *httpUpstreamConn) listenOnce(lastEventID *string) (progressed bool, ret
 		if len(ev.data) == 0 || (ev.name != "" && ev.name != "message") {
 			return nil
 		}
-		msg, err := jsonrpc.DecodeMessage(ev.data)
+		msg, err := decodeMessage(ev.data)
 		if err != nil {
-			return fmt.Errorf("standalone stream: %w", err)
+			return fmt.Errorf("standalone stream: %w: %w", errMalformed, err)
 		}
 		progressed = true
 		c.deliver(msg)
 		return nil
 	})
-	if err == nil {
+	switch {
+	case err == nil:
 		err = io.EOF
+	case !errors.Is(err, errEventTooLarge) && !errors.Is(err, errMalformed) && c.live(req):
+		// The connection broke under the stream: the server went away, and
+		// every call still waiting should hear so now, not at its own
+		// stream's end.
+		c.broke(err)
 	}
 	return progressed, retry, err
 }
@@ -588,12 +754,18 @@ type event struct {
 	retry time.Duration
 }
 
+// errEventTooLarge ends a response stream whose current event is over the
+// limit; the stream's call alone fails.
+var errEventTooLarge = errors.New("server-sent event over the proxy's message limit")
+
 // scanEvents reads a text/event-stream body and calls fn for every event,
 // following the parsing rules of the HTML standard: data lines are joined
 // with newlines, lines starting with a colon are comments, an empty line
-// ends an event.
-func scanEvents(r io.Reader, maxLine int, fn func(event) error) error {
-	br := newLineReader(r, maxLine)
+// ends an event. An event whose data is over maxEvent bytes ends the scan
+// with errEventTooLarge.
+func scanEvents(r io.Reader, maxEvent int, fn func(event) error) error {
+	br := newLineReader(r, maxEvent)
+	defer br.release()
 	var ev event
 	var data []byte
 	hasData := false
@@ -636,6 +808,9 @@ func scanEvents(r io.Reader, maxLine int, fn func(event) error) error {
 			}
 			data = append(data, value...)
 			hasData = true
+			if len(data) > maxEvent {
+				return errEventTooLarge
+			}
 		}
 	}
 }

@@ -195,3 +195,44 @@ func TestLargeAnswerOverHTTP(t *testing.T) {
 		t.Fatalf("after the oversized answer: %s %+v", got.ID, got.Error)
 	}
 }
+
+// TestResumedResponseStream: an upstream that ends a call's response stream
+// before the answer (a server on an event store may, asking the client to
+// come back) gets a GET with Last-Event-ID, and the call its progress and its
+// answer through the proxy.
+func TestResumedResponseStream(t *testing.T) {
+	t.Parallel()
+	s := mcp.NewServer(&mcp.Implementation{Name: "resuming", Version: "v1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "resume", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		tok := req.Params.GetProgressToken()
+		for i := range 2 {
+			req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: 10 * time.Millisecond})
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i + 1)})
+			time.Sleep(30 * time.Millisecond)
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "resumed"}}}, nil
+	})
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}))
+	t.Cleanup(srv.Close)
+
+	p := newProxy(t, refusingClassifier{t}, 0)
+	client, _ := relayHTTP(t, p, srv.URL)
+	initializeRaw(t, client)
+	client.send(`{"jsonrpc":"2.0","id":"r","method":"tools/call","params":{"name":"resume","_meta":{"progressToken":"p"}}}`)
+	progress := 0
+	for {
+		got := decode(t, client.recv(10*time.Second))
+		if got.Method == "notifications/progress" {
+			progress++
+			continue
+		}
+		if string(got.ID) != `"r"` || got.Error != nil || !strings.Contains(string(got.Result), "resumed") {
+			t.Fatalf("answer %s: %+v %s, want the tool's result", got.ID, got.Error, got.Result)
+		}
+		break
+	}
+	if progress != 2 {
+		t.Errorf("%d progress notifications before the answer, want 2", progress)
+	}
+}

@@ -197,3 +197,14 @@ func TestNeedleIndexFindsExactlyTheNeedles(t *testing.T) {
 		}
 	}
 }
+
+// Every pack pattern has needles: a pattern without them runs on every
+// message that reaches the packs, which the index exists to avoid.
+func TestEveryPackPatternHasNeedles(t *testing.T) {
+	t.Parallel()
+	for _, r := range packs().set.rules {
+		if r.MessageMatches != "" && needlesOf(r.MessageMatches) == nil {
+			t.Errorf("pack rule %s: its messageMatches has no literal that every match contains", r.Name)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"strings"
 
@@ -159,13 +158,8 @@ func failureProto(f store.Failure, traceURL *telemetry.TraceURLTemplate) (*v1.Fa
 		pf.RetryNotBefore = timestamppb.New(f.RetryNotBefore)
 	}
 	if len(f.Shadow) > 0 {
-		var shadows []struct {
-			RuleID    string `json:"ruleId"`
-			Class     string `json:"class"`
-			Code      string `json:"code"`
-			Retryable bool   `json:"retryable"`
-		}
-		if err := json.Unmarshal(f.Shadow, &shadows); err != nil {
+		shadows, err := store.DecodeShadow(f.Shadow)
+		if err != nil {
 			return nil, connect.NewError(connect.CodeInternal, "decode stored shadow outcomes").WithCause(err)
 		}
 		for _, sh := range shadows {

@@ -33,6 +33,9 @@ const (
 	defaultGroupWindow = 24 * time.Hour
 	// recentPerGroup is how many of a group's records GetGroup returns.
 	recentPerGroup = 20
+	// shadowRecords is how many of a group's newest records GetGroup reads
+	// its shadow evidence from.
+	shadowRecords = 1000
 )
 
 // parseFingerprint accepts a fingerprint with surrounding space and in either case, and refuses
@@ -185,15 +188,23 @@ func (s *failureService) GetGroup(ctx context.Context, req *v1.GetGroupRequest) 
 		s.cfg.Logger.ErrorContext(ctx, "get group", "tenant", p.TenantID, "error", err)
 		return nil, connect.NewError(connect.CodeUnavailable, "lookup failed; retry shortly").WithCause(err)
 	}
-	recent, err := s.cfg.Store.ListFailures(ctx, p.TenantID, store.ListQuery{
-		Filter: store.Filter{Fingerprint: fp, Since: since, Until: until}, Limit: recentPerGroup,
+	records, err := s.cfg.Store.ListFailures(ctx, p.TenantID, store.ListQuery{
+		Filter: store.Filter{Fingerprint: fp, Since: since, Until: until}, Limit: shadowRecords,
 	})
 	if err != nil {
 		s.cfg.Logger.ErrorContext(ctx, "get group records", "tenant", p.TenantID, "error", err)
 		return nil, connect.NewError(connect.CodeUnavailable, "lookup failed; retry shortly").WithCause(err)
 	}
-	res := &v1.GetGroupResponse{Group: groupProto(g)}
-	for _, f := range recent {
+	evidence, err := store.SumShadow(records)
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInternal, "decode stored shadow outcomes").WithCause(err)
+	}
+	res := &v1.GetGroupResponse{Group: groupProto(g), ShadowRecords: int64(len(records))}
+	for _, e := range evidence {
+		res.Shadow = append(res.Shadow, &v1.ShadowEvidence{RuleId: e.RuleID, Class: classwire.ToProto(classify.Class(e.Class)), Code: e.Code,
+			Matched: int64(e.Matched), Differs: int64(e.Differs)})
+	}
+	for _, f := range records[:min(len(records), recentPerGroup)] {
 		pf, err := failureProto(f, s.cfg.TraceURL)
 		if err != nil {
 			return nil, err

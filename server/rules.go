@@ -353,24 +353,11 @@ func (c ruleSource) Load(ctx context.Context, tenantID int64) (*ruleset.Set, err
 // shadowJSON is the record's account of the shadow rules that matched
 // above the decider (store.Failure.Shadow); nil when none did.
 func shadowJSON(shadows []ruleset.ShadowMatch) json.RawMessage {
-	if len(shadows) == 0 {
-		return nil
-	}
-	type entry struct {
-		RuleID    string `json:"ruleId"`
-		Class     string `json:"class"`
-		Code      string `json:"code"`
-		Retryable bool   `json:"retryable,omitempty"`
-	}
-	out := make([]entry, len(shadows))
+	out := make([]store.ShadowOutcome, len(shadows))
 	for i, s := range shadows {
-		out[i] = entry{RuleID: s.RuleID, Class: string(s.Outcome.Class), Code: s.Outcome.Code, Retryable: s.Outcome.Retryable}
+		out[i] = store.ShadowOutcome{RuleID: s.RuleID, Class: string(s.Outcome.Class), Code: s.Outcome.Code, Retryable: s.Outcome.Retryable}
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil // plain strings and a bool always encode
-	}
-	return b
+	return store.EncodeShadow(out)
 }
 
 // logShadows reports shadow matches as log lines, the field a rule author

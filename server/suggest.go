@@ -145,6 +145,12 @@ func draftRule(g store.Group, members []store.Failure) (ruleset.Rule, []string) 
 		}
 	}
 	r.Then = ruleset.Outcome{Class: classify.Class(best.class), Code: best.code}
+	if best.rule == classify.ModelRuleID || slices.Contains(store.UnclassifiedRuleIDs, best.rule) {
+		if then, line, ok := proposeOutcome(g.Sample); ok {
+			r.Then = then
+			return r, append(why, line)
+		}
+	}
 	switch {
 	case best.rule == classify.ModelRuleID:
 		why = append(why, fmt.Sprintf("then %s/%s: what the text model guessed for %d of the %d records; no rule decided them.", best.class, best.code, counts[best], len(members)))
@@ -154,6 +160,53 @@ func draftRule(g store.Group, members []store.Failure) (ruleset.Rule, []string) 
 		why = append(why, fmt.Sprintf("then %s/%s: what rule %q decided for %d of the %d records.", best.class, best.code, best.rule, counts[best], len(members)))
 	}
 	return r, why
+}
+
+// nearRules is how many of the nearest pack rules an explanation names.
+const nearRules = 3
+
+// proposeOutcome proposes a class and code for a group that no rule
+// decided, from the pack rules nearest to its sample message (those that
+// share a long literal of their own with it) and the text model's guess:
+// the nearest pack rule's outcome when the model agrees on its class, or
+// when the model has no confident guess; otherwise the model's guess. ok
+// is false when neither says anything.
+func proposeOutcome(sample store.Failure) (ruleset.Outcome, string, bool) {
+	in, err := recordInput(sample)
+	if err != nil {
+		return ruleset.Outcome{}, "", false
+	}
+	near := ruleset.NearestPackRules(in.Error.Message, nearRules)
+	var guess *classify.ModelGuess
+	_, results := classify.Explain(in, sample.CreatedAt)
+	for _, rr := range results {
+		if rr.Guess != nil {
+			guess = rr.Guess
+		}
+	}
+	names := make([]string, len(near))
+	for i, n := range near {
+		names[i] = fmt.Sprintf("%s (%s/%s, shares %q)", n.Rule.Name, n.Rule.Then.Class, n.Rule.Then.Code, n.Shared)
+	}
+	switch {
+	case len(near) > 0 && (guess == nil || !guess.Confident || guess.Class == near[0].Rule.Then.Class):
+		top := near[0].Rule
+		line := fmt.Sprintf("then %s/%s: the outcome of pack rule %s, the nearest to this message: it shares %q, though its pattern does not match this wording.", top.Then.Class, top.Then.Code, top.Name, near[0].Shared)
+		if guess != nil && guess.Confident {
+			line += fmt.Sprintf(" The text model agrees on the class (%s, probability %.2f).", guess.Class, guess.Probability)
+		}
+		if len(near) > 1 {
+			line += " Nearest pack rules: " + strings.Join(names, "; ") + "."
+		}
+		return top.Then, line, true
+	case guess != nil && guess.Confident:
+		line := fmt.Sprintf("then %s/%s: the text model's guess (probability %.2f); no rule decided these records.", guess.Class, guess.Code, guess.Probability)
+		if len(near) > 0 {
+			line += " The nearest pack rules read it otherwise: " + strings.Join(names, "; ") + "; choose between them."
+		}
+		return ruleset.Outcome{Class: guess.Class, Code: guess.Code}, line, true
+	}
+	return ruleset.Outcome{}, "", false
 }
 
 // checkDraft compiles the draft (as enforce, so that a match decides) and runs it against the

@@ -68,6 +68,24 @@ func TestSuggestRule(t *testing.T) {
 	if rec.GetFailure().GetFingerprint() != fp {
 		t.Fatalf("the next error has fingerprint %s, want %s", rec.GetFailure().GetFingerprint(), fp)
 	}
+	// The group's page has the evidence: the shadow rule matched the one record classified since
+	// it was added, of the group's four, and would have changed it if its outcome differs.
+	grp, err := fc.GetGroup(ctx, &v1.GetGroupRequest{Fingerprint: fp})
+	if err != nil {
+		t.Fatalf("GetGroup: %v", err)
+	}
+	if grp.GetShadowRecords() != 4 || len(grp.GetShadow()) != 1 {
+		t.Fatalf("shadow evidence over %d records: %v", grp.GetShadowRecords(), grp.GetShadow())
+	}
+	ev, decided := grp.GetShadow()[0], rec.GetFailure()
+	wantDiffers := int64(0)
+	if ev.GetClass() != decided.GetClass() || ev.GetCode() != decided.GetCode() {
+		wantDiffers = 1
+	}
+	if ev.GetRuleId() != r.GetName() || ev.GetMatched() != 1 || ev.GetDiffers() != wantDiffers ||
+		ev.GetCode() != r.GetThen().GetCode() {
+		t.Fatalf("shadow evidence %v, want %s matching 1 record, differing %d", ev, r.GetName(), wantDiffers)
+	}
 
 	// Enforced, it decides the group's next error, and not the other group's.
 	enforced := proto.Clone(r).(*v1.Rule)
@@ -84,6 +102,34 @@ func TestSuggestRule(t *testing.T) {
 		}
 		if (rec.GetFailure().GetRuleId() == r.GetName()) != wantRule {
 			t.Fatalf("record %d decided by %q", i, rec.GetFailure().GetRuleId())
+		}
+	}
+}
+
+// A group that no rule decided gets the class and code of the pack rule nearest to its wording,
+// and the explanation names that rule and what it shares with the message.
+func TestSuggestRuleConsultsNearestPackRule(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	ids := classifyMany(t, b, "graph_query", nil, "Cannot query field on this schema for order 17", "Cannot query field on this schema for order 42")
+	got, err := b.failures(b.lookupKey).GetFailure(ctx, &v1.GetFailureRequest{CorrelationId: ids[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := got.GetFailure(); f.GetRuleId() != "baseline/text-model" && f.GetRuleId() != "baseline/default" {
+		t.Fatalf("the group was decided by %s; this test needs one that no rule decides", f.GetRuleId())
+	}
+	res, err := b.rules(b.allKey).SuggestRule(ctx, &v1.SuggestRuleRequest{Fingerprint: got.GetFailure().GetFingerprint()})
+	if err != nil {
+		t.Fatalf("SuggestRule: %v", err)
+	}
+	if th := res.GetRule().GetThen(); th.GetClass() != "capability" || th.GetCode() != "invalid_input" {
+		t.Errorf("then %s/%s, want the pack rule's capability/invalid_input", th.GetClass(), th.GetCode())
+	}
+	for _, want := range []string{"pack rule invalid.graphql-document", `shares "cannot query field"`} {
+		if !strings.Contains(res.GetExplanation(), want) {
+			t.Errorf("explanation lacks %q:\n%s", want, res.GetExplanation())
 		}
 	}
 }

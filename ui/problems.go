@@ -19,6 +19,9 @@ const (
 	problemsWindow = 24 * time.Hour
 	problemsLimit  = 100
 	problemRecent  = 20
+	// problemShadowRecords is how many of a problem's newest failures its
+	// shadow evidence is read from.
+	problemShadowRecords = 1000
 )
 
 // Suggester drafts a rule for one of a tenant's problems: the rules file's YAML and an
@@ -147,6 +150,10 @@ type problemView struct {
 	YAML        string
 	Explanation []string
 	SuggestURL  string
+	// Shadow is what the tenant's shadow rules would have decided for the
+	// problem's failures, read from the newest ShadowRecords of them.
+	Shadow        []store.ShadowEvidence
+	ShadowRecords int
 }
 
 func (h *handler) problem(w http.ResponseWriter, r *http.Request, p auth.Principal) {
@@ -182,15 +189,20 @@ func (h *handler) problem(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if v.RuleID != "" && !v.Unclassified {
 		v.RuleURL = ruleURL(v.RuleID)
 	}
-	recent, err := h.cfg.Store.ListFailures(r.Context(), p.TenantID, store.ListQuery{
-		Filter: store.Filter{Fingerprint: fp, Since: since, Until: until}, Limit: problemRecent})
+	records, err := h.cfg.Store.ListFailures(r.Context(), p.TenantID, store.ListQuery{
+		Filter: store.Filter{Fingerprint: fp, Since: since, Until: until}, Limit: problemShadowRecords})
 	if err != nil {
 		h.storeUnavailable(w, r, "list group records", err)
 		return
 	}
-	for _, f := range recent {
+	for _, f := range records[:min(len(records), problemRecent)] {
 		v.Recent = append(v.Recent, rowOf(f))
 	}
+	if v.Shadow, err = store.SumShadow(records); err != nil {
+		h.storeUnavailable(w, r, "shadow evidence", err)
+		return
+	}
+	v.ShadowRecords = len(records)
 	if v.CanSuggest && r.URL.Query().Get("suggest") != "" {
 		yaml, explanation, err := h.cfg.Suggest(r.Context(), p.TenantID, fp)
 		if err != nil {

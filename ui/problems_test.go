@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/store"
 )
 
 // problemsFixture reports a handful of problems through the API: one that no rule knows (three
@@ -55,8 +56,23 @@ func TestProblemsPages(t *testing.T) {
 	if page.status != http.StatusOK || !strings.Contains(page.body, unknownID) || !strings.Contains(page.body, "3 failures in 24 hours") {
 		t.Fatalf("problem page %s: %d\n%s", link, page.status, page.body)
 	}
+	if strings.Contains(page.body, "Shadow rules") {
+		t.Fatalf("problem page shows shadow evidence before any shadow rule matched:\n%s", page.body)
+	}
+	// A failure of the problem that a shadow rule matched: the page shows what the rule would
+	// have decided and how many failures it would have changed.
+	fp := link[strings.LastIndexByte(link, '/')+1:]
+	b.insert(t, b.acme, store.Failure{Tool: "ship_parcel", Fingerprint: fp, Class: store.ClassReliability, Code: "retryable_transient_error",
+		Error:  []byte(`{"message":"parcel 1 stuck at depot 'Graz'"}`),
+		Shadow: store.EncodeShadow([]store.ShadowOutcome{{RuleID: "parcels-stuck", Class: store.ClassCapability, Code: "resource_unavailable"}})})
+	page = br.get(link)
+	for _, want := range []string{"Shadow rules", "<code>parcels-stuck</code>", "resource_unavailable", `<td data-label="Matched">1</td>`, `<td data-label="Would change">1</td>`} {
+		if !strings.Contains(page.body, want) {
+			t.Errorf("problem page lacks %q:\n%s", want, page.body)
+		}
+	}
 	sug := br.get(link + "?suggest=1")
-	for _, want := range []string{"mode: shadow", "messageMatches:", "matches all 3 records"} {
+	for _, want := range []string{"mode: shadow", "messageMatches:", "matches all 4 records"} {
 		if !strings.Contains(sug.body, want) {
 			t.Errorf("suggestion lacks %q:\n%s", want, sug.body)
 		}

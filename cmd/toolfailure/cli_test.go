@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/omcp/toolfailure/correlation"
 	"github.com/omcp/toolfailure/internal/pgtest"
+	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/postgres"
 	"github.com/omcp/toolfailure/store/sqlite"
 )
@@ -563,51 +563,6 @@ func TestFailuresListBeyondOnePage(t *testing.T) {
 	}
 }
 
-// minimalStore is a real store seen through only the methods that serve
-// cannot do without: no retention, not wrappable by the journal.
-type minimalStore struct{ backend }
-
-func minimalDeps(t *testing.T) deps {
-	return deps{openBackend: func(ctx context.Context, databaseURL string, _ ...postgres.Option) (backend, string, bool, error) {
-		s, err := sqlite.Open(ctx, strings.TrimPrefix(databaseURL, "sqlite:"))
-		if err != nil {
-			return nil, "", false, err
-		}
-		// Reported as not embedded, so that serve tries the journal.
-		return minimalStore{s}, "a minimal store", false, nil
-	}}
-}
-
-// TestServeStoreWithoutOptionalParts: a store without retention serves,
-// saying that retention is off; asked to journal it, serve refuses with a
-// reason instead of panicking.
-func TestServeStoreWithoutOptionalParts(t *testing.T) {
-	t.Parallel()
-	dbFile := filepath.Join(t.TempDir(), "tf.db")
-	d := minimalDeps(t)
-	url, _, errOut := startServeWith(t, d, "--database-url", "sqlite:"+dbFile)
-	if !strings.Contains(errOut, "cannot purge expired records; retention is off") {
-		t.Errorf("serve does not say that retention is off:\n%s", errOut)
-	}
-	res, err := http.Get(url + "/healthz")
-	if err != nil || res.StatusCode != http.StatusOK {
-		t.Fatalf("healthz: %v %v", res, err)
-	}
-	res.Body.Close()
-
-	var stdout, stderr bytes.Buffer
-	code := runWith(t.Context(), d, []string{"serve", "--listen", "127.0.0.1:0", "--database-url", "sqlite:" + filepath.Join(t.TempDir(), "j.db"),
-		"--journal-dir", t.TempDir()}, &stdout, &stderr)
-	if code != 1 || !strings.Contains(stderr.String(), "toolfailure serve: --journal-dir: the store at a minimal store cannot be journaled") {
-		t.Fatalf("serve --journal-dir on a minimal store: exit %d\n%s", code, stderr.String())
-	}
-	stderr.Reset()
-	code = runWith(t.Context(), d, []string{"retention", "show", "--tenant", "acme", "--database-url", "sqlite:" + filepath.Join(t.TempDir(), "r.db")}, &stdout, &stderr)
-	if code != 1 || strings.TrimSpace(stderr.String()) != "toolfailure retention show: this store has no retention" {
-		t.Fatalf("retention show on a minimal store: exit %d %q", code, stderr.String())
-	}
-}
-
 // TestServePortTakenCreatesNoKey: when the port is taken, the first start
 // of an embedded store fails with one clear line and creates no key; the
 // next start that can listen prints the one key.
@@ -688,7 +643,7 @@ func TestServeStopsBackgroundWorkBeforeClosing(t *testing.T) {
 	}
 	defer ln.Close()
 	st := &orderedStore{started: make(chan struct{})}
-	d := deps{openBackend: func(ctx context.Context, databaseURL string, _ ...postgres.Option) (backend, string, bool, error) {
+	d := deps{openBackend: func(ctx context.Context, databaseURL string, _ ...postgres.Option) (store.Store, string, bool, error) {
 		s, err := sqlite.Open(ctx, strings.TrimPrefix(databaseURL, "sqlite:"))
 		st.Store = s
 		return st, databaseURL, true, err

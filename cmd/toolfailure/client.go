@@ -55,7 +55,7 @@ func (c clientFlags) client() (*connect.Client, error) {
 			return next(ctx, spec)
 		}
 	}
-	httpClient := &http.Client{Timeout: 30 * time.Second}
+	httpClient := &http.Client{Timeout: 30 * time.Second, Transport: serviceTransport}
 	return connect.NewClient(connecthttp.NewTransport(httpClient, c.serverURL(), connecthttp.WithProtoJSON()), bearer), nil
 }
 
@@ -332,3 +332,14 @@ func parseWhen(s string, now time.Time) (time.Time, error) {
 	}
 	return now.Add(-d), nil
 }
+
+// serviceTransport keeps connections to the service open for reuse. The
+// proxy classifies failures of concurrent calls concurrently, and
+// http.DefaultTransport keeps only two idle connections per host, so most
+// Classify calls would dial a connection and close it again ("toolfailure
+// bench proxy" with --callers shows the difference on failing calls).
+var serviceTransport = func() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 64
+	return t
+}()

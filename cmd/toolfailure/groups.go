@@ -200,6 +200,15 @@ records in the window (default the last 24 hours).`,
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", fmtTime(f.GetCreatedAt()), f.GetCorrelationId(), className(f.GetClass()), f.GetCode(), f.GetRuleId())
 			}
 			_ = tw.Flush()
+			if len(res.GetShadow()) > 0 {
+				fmt.Fprintf(stdout, "\nShadow rules (over the newest %d records):\n", res.GetShadowRecords())
+				tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+				fmt.Fprintln(tw, "RULE\tWOULD DECIDE\tMATCHED\tWOULD CHANGE")
+				for _, e := range res.GetShadow() {
+					fmt.Fprintf(tw, "%s\t%s/%s\t%d\t%d\n", e.GetRuleId(), className(e.GetClass()), e.GetCode(), e.GetMatched(), e.GetDiffers())
+				}
+				_ = tw.Flush()
+			}
 			fmt.Fprintf(stdout, "\nDraft a rule for it: toolfailure rules suggest %s\n", g.GetFingerprint())
 			return nil
 		},

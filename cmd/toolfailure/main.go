@@ -25,6 +25,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/postgres"
 )
 
@@ -38,7 +39,7 @@ func main() {
 // deps are the parts of the commands that tests replace: how a store is
 // opened.
 type deps struct {
-	openBackend func(ctx context.Context, databaseURL string, opts ...postgres.Option) (b backend, where string, embedded bool, err error)
+	openBackend func(ctx context.Context, databaseURL string, opts ...postgres.Option) (b store.Store, where string, embedded bool, err error)
 }
 
 func defaultDeps() deps { return deps{openBackend: openBackend} }

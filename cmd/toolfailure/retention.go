@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -10,14 +9,6 @@ import (
 
 	"github.com/omcp/toolfailure/store"
 )
-
-// retentionStore is what the retention commands need of a store.
-type retentionStore interface {
-	EnsureTenant(ctx context.Context, name string) (store.Tenant, error)
-	SetRetention(ctx context.Context, tenantID int64, days int) error
-	Retention(ctx context.Context, tenantID int64) (int, error)
-	PurgeExpired(ctx context.Context, now time.Time, batch int) (int64, error)
-}
 
 // newRetentionCmd is `toolfailure retention set|show|purge`: an operator's command that talks to
 // the database directly, like `keys create`, because retention is a deployment decision per
@@ -31,22 +22,17 @@ func newRetentionCmd(d deps) *cobra.Command {
 	dbURL = envStringVar(c.PersistentFlags(), "database-url", "DATABASE_URL", "", "database: postgres://…, sqlite:PATH or empty for the embedded store")
 
 	// open opens the store, migrated, for one of the subcommands.
-	open := func(cmd *cobra.Command) (retentionStore, func(), error) {
+	open := func(cmd *cobra.Command) (store.Store, func(), error) {
 		b, _, _, err := d.openBackend(cmd.Context(), dbURL.Get())
 		if err != nil {
 			return nil, nil, openFailed(cmd, err)
 		}
 		closeStore := func() { _ = b.Close() }
-		s, ok := b.(retentionStore)
-		if !ok {
-			closeStore()
-			return nil, nil, failedf("this store has no retention")
-		}
 		if err := b.Migrate(cmd.Context()); err != nil {
 			closeStore()
 			return nil, nil, failedf("migrate: %w", err)
 		}
-		return s, closeStore, nil
+		return b, closeStore, nil
 	}
 	var tenant string
 	var days int

@@ -185,13 +185,9 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 		fmt.Fprintf(stderr, "toolfailure: lookups go to the read replica at %s first\n", redactURL(readURL))
 	}
 	if dir := f.journalDir.Get(); dir != "" && !embedded {
-		inner, ok := b.(store.Store) // the journal wraps a whole store
-		if !ok {
-			return failedf("--journal-dir: the store at %s cannot be journaled (it is not a complete store)", where)
-		}
 		// Reads of keys and rules answer from their last good value while the database is down,
 		// so that calls still authenticate and classify and reach the journal.
-		j, err := journal.Open(ctx, lastgood.New(inner), journal.Options{Dir: dir, MaxBytes: f.journalMax, WriteTimeout: f.journalTimeout, Logger: log})
+		j, err := journal.Open(ctx, lastgood.New(b), journal.Options{Dir: dir, MaxBytes: f.journalMax, WriteTimeout: f.journalTimeout, Logger: log})
 		if err != nil {
 			return failed(err)
 		}
@@ -202,11 +198,7 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 		fmt.Fprintf(stderr, "toolfailure: outage journal in %s (%d records waiting from an earlier run)\n", dir, j.Status().Pending)
 	}
 	if f.retentionEvery > 0 {
-		if p, ok := b.(server.Purger); ok {
-			background.Go(func() { server.RunRetention(ctx, p, f.retentionEvery, log) })
-		} else {
-			fmt.Fprintf(stderr, "toolfailure: the store at %s cannot purge expired records; retention is off\n", where)
-		}
+		background.Go(func() { server.RunRetention(ctx, b, f.retentionEvery, log) })
 	}
 	if embedded {
 		fmt.Fprintf(stderr, "toolfailure: using the embedded store at %s (no set-up needed; for production run with --database-url postgres://… or DATABASE_URL)\n", where)
@@ -229,10 +221,7 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 	if err != nil {
 		return failed(err)
 	}
-	uiCfg := ui.Config{Store: b, SessionSecret: uiSecret, TraceURL: traceURL, Logger: log, Suggest: suggester(b)}
-	if rg, ok := b.(ui.RuleGetter); ok {
-		uiCfg.Rules = ui.StoreRules(rg)
-	}
+	uiCfg := ui.Config{Store: b, SessionSecret: uiSecret, TraceURL: traceURL, Logger: log, Suggest: suggester(b), Rules: ui.StoreRules(b)}
 	supportUI, err := ui.New(uiCfg)
 	if err != nil {
 		return failed(err)
@@ -309,7 +298,7 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 // key without a second command: when the store has no keys at all it
 // creates the "default" tenant and prints one key with every scope, once.
 // PostgreSQL deployments never get this; their keys come from "keys create".
-func bootstrapDevKey(ctx context.Context, b backend, stdout io.Writer) error {
+func bootstrapDevKey(ctx context.Context, b store.Store, stdout io.Writer) error {
 	n, err := b.CountAPIKeys(ctx)
 	if err != nil {
 		return fmt.Errorf("count API keys: %w", err)
@@ -329,7 +318,7 @@ func bootstrapDevKey(ctx context.Context, b backend, stdout io.Writer) error {
 
 // createKey ensures the tenant and stores a new key for it, returning the
 // secret, which exists nowhere else afterwards.
-func createKey(ctx context.Context, b backend, tenant string, scopes []string) (string, error) {
+func createKey(ctx context.Context, b store.Store, tenant string, scopes []string) (string, error) {
 	t, err := b.EnsureTenant(ctx, tenant)
 	if err != nil {
 		return "", fmt.Errorf("tenant %q: %w", tenant, err)

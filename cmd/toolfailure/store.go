@@ -7,31 +7,20 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/postgres"
 	"github.com/omcp/toolfailure/store/sqlite"
 )
 
-// backend is everything the commands need of a store.
-type backend interface {
-	server.Store
-	Migrate(ctx context.Context) error
-	EnsureTenant(ctx context.Context, name string) (store.Tenant, error)
-	CreateAPIKey(ctx context.Context, k store.APIKey) (store.APIKey, error)
-	CountAPIKeys(ctx context.Context) (int, error)
-	GroupHours(ctx context.Context, tenantID int64, fingerprints []string, since, until time.Time) (map[string][]int64, error)
-	Close() error
-}
-
 // openBackend opens PostgreSQL for a postgres:// URL and the embedded store
 // otherwise: for an empty URL at its default path, or at the path of a
-// "sqlite:PATH" URL. embedded reports which one it chose.
-func openBackend(ctx context.Context, databaseURL string, opts ...postgres.Option) (b backend, where string, embedded bool, err error) {
+// "sqlite:PATH" URL. embedded reports which one it chose. Both are a whole
+// store.Store; what only PostgreSQL has (replicas, pool metrics) the
+// commands ask of *postgres.Store.
+func openBackend(ctx context.Context, databaseURL string, opts ...postgres.Option) (b store.Store, where string, embedded bool, err error) {
 	switch {
 	case databaseURL == "":
 		path := sqlite.DefaultPath()

@@ -23,12 +23,13 @@ func load(t *testing.T) []corpus.Case {
 }
 
 // The floors of leave-system-out cross-validation: the model is trained
-// without every case of the systems it is scored on. They are a ratchet
-// below the measured figures (docs/classification.md, "How well it
-// generalises"); raise them as the baseline improves.
+// without every case of the systems it is scored on. They are the floors
+// the project holds itself to (class 95 %, code 90 %), below the measured
+// figures (docs/classification.md, "How well it generalises"); training is
+// deterministic, so a change that drops under them fails here, not by chance.
 const (
-	floorClass = 92.3
-	floorCode  = 86.2
+	floorClass = 95.0
+	floorCode  = 90.0
 )
 
 func TestLeaveSystemOut(t *testing.T) {

@@ -172,6 +172,10 @@ func LeaveSystemOut(cases []Case, threshold float32) ([]Verdict, error) {
 	return out, nil
 }
 
+// Classify classifies a case with the embedded baseline, as a tenant
+// with no rules of its own sees it.
+func Classify(c *Case) classify.Outcome { return classifyWith(classify.DefaultEngine(), c) }
+
 // classifyWith classifies a case as a tenant with no rules of its own
 // sees it: the baseline packs, then the engine.
 func classifyWith(e *classify.Engine, c *Case) classify.Outcome {

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/mcpfailure"
@@ -63,7 +64,7 @@ type Row struct {
 // Report is what a run measured.
 type Report struct {
 	Rows               []Row
-	ClassifyP50        time.Duration // the Classify round trip alone
+	ClassifyP50        time.Duration // the Classify round trip alone, timed in the rounds of failing calls
 	MiddlewareAddedP50 time.Duration // the middleware on a successful call, in memory
 	Calls, Rounds      int
 }
@@ -80,6 +81,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		cfg.Callers = 8
 	}
 	rep := &Report{Calls: cfg.Calls, Rounds: cfg.Rounds}
+	var classify []time.Duration
 	quiet := slog.New(slog.DiscardHandler)
 	p, err := mcpproxy.New(mcpproxy.Config{Classifier: cfg.Classifier, Unavailable: "benchmark without a service", Logger: quiet, Budget: 5 * time.Second})
 	if err != nil {
@@ -97,7 +99,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		for _, outcome := range []string{"success", "failure"} {
 			tool := map[string]string{"success": "ok", "failure": "fails"}[outcome]
-			row, err := measure(ctx, cfg, direct, proxied, tool)
+			row, err := measure(ctx, cfg, direct, proxied, tool, &classify)
 			if err != nil {
 				return nil, fmt.Errorf("%s %s: %w", transport, outcome, err)
 			}
@@ -107,11 +109,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		direct.close()
 		proxied.close()
 	}
-	if cfg.Classifier != nil {
-		if rep.ClassifyP50, err = classifyRoundTrip(ctx, cfg.Classifier, cfg.Calls); err != nil {
-			return nil, err
-		}
-	}
+	rep.ClassifyP50 = pct(classify, 50)
 	if rep.MiddlewareAddedP50, err = middlewareOverhead(ctx, cfg, quiet); err != nil {
 		return nil, err
 	}
@@ -119,8 +117,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 }
 
 // measure alternates direct and proxied rounds of sequential calls (for
-// latency), then of concurrent calls (for throughput and CPU).
-func measure(ctx context.Context, cfg Config, direct, proxied *side, tool string) (Row, error) {
+// latency), then of concurrent calls (for throughput and CPU). With failing
+// calls and a service, each round also times the Classify round trip alone,
+// into classify, so that the failure floor compares figures of the same
+// moments of the run.
+func measure(ctx context.Context, cfg Config, direct, proxied *side, tool string, classify *[]time.Duration) (Row, error) {
 	var d, pr []time.Duration
 	var dTime, pTime, dCPU, pCPU time.Duration
 	for round := range cfg.Rounds {
@@ -142,6 +143,13 @@ func measure(ctx context.Context, cfg Config, direct, proxied *side, tool string
 			} else {
 				pr, pTime, pCPU = append(pr, lat...), pTime+wall, pCPU+cpu
 			}
+		}
+		if tool == "fails" && cfg.Classifier != nil {
+			lat, err := classifyRoundTrip(ctx, cfg.Classifier, cfg.Calls)
+			if err != nil {
+				return Row{}, err
+			}
+			*classify = append(*classify, lat...)
 		}
 	}
 	calls := float64(cfg.Calls * cfg.Rounds)
@@ -336,21 +344,26 @@ func serveHTTP(h http.Handler, log *slog.Logger) (string, func(), error) {
 	return "http://" + ln.Addr().String() + "/mcp", func() { _ = srv.Close() }, nil
 }
 
-// classifyRoundTrip times Classify calls of the failing tool's error alone.
-func classifyRoundTrip(ctx context.Context, c mcpfailure.Classifier, n int) (time.Duration, error) {
-	var ds []time.Duration
+// classifyRoundTrip times Classify calls alone, sequentially, each the
+// request the proxy sends for the failing tool: its error, its server and
+// its annotations.
+func classifyRoundTrip(ctx context.Context, c mcpfailure.Classifier, n int) ([]time.Duration, error) {
+	annotations := mcpfailure.AnnotationsProto(&mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true})
+	ds := make([]time.Duration, 0, n)
 	for range n {
 		start := time.Now()
 		_, err := c.Classify(ctx, &toolfailurev1.ClassifyRequest{
 			Tool: "fails", Server: "bench-server",
-			Error: &toolfailurev1.RawError{Message: "503 Service Unavailable: backend overloaded"},
+			Error:           &toolfailurev1.RawError{Message: "503 Service Unavailable: backend overloaded"},
+			ToolAnnotations: annotations,
+			OccurredAt:      timestamppb.Now(),
 		})
 		if err != nil {
-			return 0, fmt.Errorf("classify: %w", err)
+			return nil, fmt.Errorf("classify: %w", err)
 		}
 		ds = append(ds, time.Since(start))
 	}
-	return pct(ds, 50), nil
+	return ds, nil
 }
 
 // middlewareOverhead times successful calls in memory to a server with the
@@ -446,7 +459,7 @@ func (r *Report) Print(w io.Writer) {
 	}
 	_ = tw.Flush()
 	if r.ClassifyP50 > 0 {
-		fmt.Fprintf(w, "Classify round trip alone: p50 %s (a failing call may add it plus %s)\n", us(r.ClassifyP50), us(FloorFailureOverhead))
+		fmt.Fprintf(w, "Classify round trip alone, timed in each round of failing calls: p50 %s (a failing call may add it plus %s)\n", us(r.ClassifyP50), us(FloorFailureOverhead))
 	} else {
 		fmt.Fprintln(w, "no service: failing calls ran fail-open, the failure floor is not checked")
 	}

@@ -900,7 +900,15 @@ type GetGroupResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Group *Group                 `protobuf:"bytes,1,opt,name=group,proto3" json:"group,omitempty"`
 	// The group's most recent records in the window, newest first.
-	Recent        []*Failure `protobuf:"bytes,2,rep,name=recent,proto3" json:"recent,omitempty"`
+	Recent []*Failure `protobuf:"bytes,2,rep,name=recent,proto3" json:"recent,omitempty"`
+	// What the tenant's shadow-mode rules would have decided for the group's
+	// records in the window, one entry a rule, most matches first: the
+	// evidence for promoting a rule to enforce. Read from the newest
+	// shadow_records records of the group.
+	Shadow []*ShadowEvidence `protobuf:"bytes,3,rep,name=shadow,proto3" json:"shadow,omitempty"`
+	// How many of the group's records the shadow evidence was read from (at
+	// most 1,000, the newest).
+	ShadowRecords int64 `protobuf:"varint,4,opt,name=shadow_records,json=shadowRecords,proto3" json:"shadow_records,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -947,6 +955,101 @@ func (x *GetGroupResponse) GetRecent() []*Failure {
 		return x.Recent
 	}
 	return nil
+}
+
+func (x *GetGroupResponse) GetShadow() []*ShadowEvidence {
+	if x != nil {
+		return x.Shadow
+	}
+	return nil
+}
+
+func (x *GetGroupResponse) GetShadowRecords() int64 {
+	if x != nil {
+		return x.ShadowRecords
+	}
+	return 0
+}
+
+// ShadowEvidence is one shadow rule's account over a group's records.
+type ShadowEvidence struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	RuleId string                 `protobuf:"bytes,1,opt,name=rule_id,json=ruleId,proto3" json:"rule_id,omitempty"`
+	// The rule's outcome.
+	Class Class  `protobuf:"varint,2,opt,name=class,proto3,enum=toolfailure.v1.Class" json:"class,omitempty"`
+	Code  string `protobuf:"bytes,3,opt,name=code,proto3" json:"code,omitempty"`
+	// Records the rule matched above the rule that decided them: it would
+	// have decided them, had it been enforced.
+	Matched int64 `protobuf:"varint,4,opt,name=matched,proto3" json:"matched,omitempty"`
+	// Of those, the records whose class or code it would have changed.
+	Differs       int64 `protobuf:"varint,5,opt,name=differs,proto3" json:"differs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShadowEvidence) Reset() {
+	*x = ShadowEvidence{}
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShadowEvidence) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShadowEvidence) ProtoMessage() {}
+
+func (x *ShadowEvidence) ProtoReflect() protoreflect.Message {
+	mi := &file_toolfailure_v1_failure_service_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShadowEvidence.ProtoReflect.Descriptor instead.
+func (*ShadowEvidence) Descriptor() ([]byte, []int) {
+	return file_toolfailure_v1_failure_service_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ShadowEvidence) GetRuleId() string {
+	if x != nil {
+		return x.RuleId
+	}
+	return ""
+}
+
+func (x *ShadowEvidence) GetClass() Class {
+	if x != nil {
+		return x.Class
+	}
+	return Class_CLASS_UNSPECIFIED
+}
+
+func (x *ShadowEvidence) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *ShadowEvidence) GetMatched() int64 {
+	if x != nil {
+		return x.Matched
+	}
+	return 0
+}
+
+func (x *ShadowEvidence) GetDiffers() int64 {
+	if x != nil {
+		return x.Differs
+	}
+	return 0
 }
 
 var File_toolfailure_v1_failure_service_proto protoreflect.FileDescriptor
@@ -1030,10 +1133,18 @@ const file_toolfailure_v1_failure_service_proto_rawDesc = "" +
 	"\x0fGetGroupRequest\x12+\n" +
 	"\vfingerprint\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01(@R\vfingerprint\x120\n" +
 	"\x05since\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x120\n" +
-	"\x05until\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x05until\"p\n" +
+	"\x05until\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x05until\"\xcf\x01\n" +
 	"\x10GetGroupResponse\x12+\n" +
 	"\x05group\x18\x01 \x01(\v2\x15.toolfailure.v1.GroupR\x05group\x12/\n" +
-	"\x06recent\x18\x02 \x03(\v2\x17.toolfailure.v1.FailureR\x06recent2\xf8\x02\n" +
+	"\x06recent\x18\x02 \x03(\v2\x17.toolfailure.v1.FailureR\x06recent\x126\n" +
+	"\x06shadow\x18\x03 \x03(\v2\x1e.toolfailure.v1.ShadowEvidenceR\x06shadow\x12%\n" +
+	"\x0eshadow_records\x18\x04 \x01(\x03R\rshadowRecords\"\x9e\x01\n" +
+	"\x0eShadowEvidence\x12\x17\n" +
+	"\arule_id\x18\x01 \x01(\tR\x06ruleId\x12+\n" +
+	"\x05class\x18\x02 \x01(\x0e2\x15.toolfailure.v1.ClassR\x05class\x12\x12\n" +
+	"\x04code\x18\x03 \x01(\tR\x04code\x12\x18\n" +
+	"\amatched\x18\x04 \x01(\x03R\amatched\x12\x18\n" +
+	"\adiffers\x18\x05 \x01(\x03R\adiffers2\xf8\x02\n" +
 	"\x0eFailureService\x12X\n" +
 	"\n" +
 	"GetFailure\x12!.toolfailure.v1.GetFailureRequest\x1a\".toolfailure.v1.GetFailureResponse\"\x03\x90\x02\x01\x12^\n" +
@@ -1054,7 +1165,7 @@ func file_toolfailure_v1_failure_service_proto_rawDescGZIP() []byte {
 	return file_toolfailure_v1_failure_service_proto_rawDescData
 }
 
-var file_toolfailure_v1_failure_service_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_toolfailure_v1_failure_service_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_toolfailure_v1_failure_service_proto_goTypes = []any{
 	(*GetFailureRequest)(nil),     // 0: toolfailure.v1.GetFailureRequest
 	(*GetFailureResponse)(nil),    // 1: toolfailure.v1.GetFailureResponse
@@ -1068,48 +1179,51 @@ var file_toolfailure_v1_failure_service_proto_goTypes = []any{
 	(*ListGroupsResponse)(nil),    // 9: toolfailure.v1.ListGroupsResponse
 	(*GetGroupRequest)(nil),       // 10: toolfailure.v1.GetGroupRequest
 	(*GetGroupResponse)(nil),      // 11: toolfailure.v1.GetGroupResponse
-	(Class)(0),                    // 12: toolfailure.v1.Class
-	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
-	(*RawError)(nil),              // 14: toolfailure.v1.RawError
-	(*ToolAnnotations)(nil),       // 15: toolfailure.v1.ToolAnnotations
-	(*FailureFilter)(nil),         // 16: toolfailure.v1.FailureFilter
+	(*ShadowEvidence)(nil),        // 12: toolfailure.v1.ShadowEvidence
+	(Class)(0),                    // 13: toolfailure.v1.Class
+	(*timestamppb.Timestamp)(nil), // 14: google.protobuf.Timestamp
+	(*RawError)(nil),              // 15: toolfailure.v1.RawError
+	(*ToolAnnotations)(nil),       // 16: toolfailure.v1.ToolAnnotations
+	(*FailureFilter)(nil),         // 17: toolfailure.v1.FailureFilter
 }
 var file_toolfailure_v1_failure_service_proto_depIdxs = []int32{
 	2,  // 0: toolfailure.v1.GetFailureResponse.failure:type_name -> toolfailure.v1.Failure
-	12, // 1: toolfailure.v1.Failure.class:type_name -> toolfailure.v1.Class
-	13, // 2: toolfailure.v1.Failure.retry_not_before:type_name -> google.protobuf.Timestamp
-	14, // 3: toolfailure.v1.Failure.error:type_name -> toolfailure.v1.RawError
-	13, // 4: toolfailure.v1.Failure.created_at:type_name -> google.protobuf.Timestamp
-	13, // 5: toolfailure.v1.Failure.occurred_at:type_name -> google.protobuf.Timestamp
-	15, // 6: toolfailure.v1.Failure.tool_annotations:type_name -> toolfailure.v1.ToolAnnotations
+	13, // 1: toolfailure.v1.Failure.class:type_name -> toolfailure.v1.Class
+	14, // 2: toolfailure.v1.Failure.retry_not_before:type_name -> google.protobuf.Timestamp
+	15, // 3: toolfailure.v1.Failure.error:type_name -> toolfailure.v1.RawError
+	14, // 4: toolfailure.v1.Failure.created_at:type_name -> google.protobuf.Timestamp
+	14, // 5: toolfailure.v1.Failure.occurred_at:type_name -> google.protobuf.Timestamp
+	16, // 6: toolfailure.v1.Failure.tool_annotations:type_name -> toolfailure.v1.ToolAnnotations
 	3,  // 7: toolfailure.v1.Failure.shadow:type_name -> toolfailure.v1.ShadowOutcome
-	12, // 8: toolfailure.v1.ShadowOutcome.class:type_name -> toolfailure.v1.Class
-	16, // 9: toolfailure.v1.ListFailuresRequest.filter:type_name -> toolfailure.v1.FailureFilter
+	13, // 8: toolfailure.v1.ShadowOutcome.class:type_name -> toolfailure.v1.Class
+	17, // 9: toolfailure.v1.ListFailuresRequest.filter:type_name -> toolfailure.v1.FailureFilter
 	2,  // 10: toolfailure.v1.ListFailuresResponse.failures:type_name -> toolfailure.v1.Failure
-	13, // 11: toolfailure.v1.GroupFilter.since:type_name -> google.protobuf.Timestamp
-	13, // 12: toolfailure.v1.GroupFilter.until:type_name -> google.protobuf.Timestamp
+	14, // 11: toolfailure.v1.GroupFilter.since:type_name -> google.protobuf.Timestamp
+	14, // 12: toolfailure.v1.GroupFilter.until:type_name -> google.protobuf.Timestamp
 	6,  // 13: toolfailure.v1.ListGroupsRequest.filter:type_name -> toolfailure.v1.GroupFilter
-	12, // 14: toolfailure.v1.Group.class:type_name -> toolfailure.v1.Class
-	13, // 15: toolfailure.v1.Group.first_seen:type_name -> google.protobuf.Timestamp
-	13, // 16: toolfailure.v1.Group.last_seen:type_name -> google.protobuf.Timestamp
+	13, // 14: toolfailure.v1.Group.class:type_name -> toolfailure.v1.Class
+	14, // 15: toolfailure.v1.Group.first_seen:type_name -> google.protobuf.Timestamp
+	14, // 16: toolfailure.v1.Group.last_seen:type_name -> google.protobuf.Timestamp
 	8,  // 17: toolfailure.v1.ListGroupsResponse.groups:type_name -> toolfailure.v1.Group
-	13, // 18: toolfailure.v1.GetGroupRequest.since:type_name -> google.protobuf.Timestamp
-	13, // 19: toolfailure.v1.GetGroupRequest.until:type_name -> google.protobuf.Timestamp
+	14, // 18: toolfailure.v1.GetGroupRequest.since:type_name -> google.protobuf.Timestamp
+	14, // 19: toolfailure.v1.GetGroupRequest.until:type_name -> google.protobuf.Timestamp
 	8,  // 20: toolfailure.v1.GetGroupResponse.group:type_name -> toolfailure.v1.Group
 	2,  // 21: toolfailure.v1.GetGroupResponse.recent:type_name -> toolfailure.v1.Failure
-	0,  // 22: toolfailure.v1.FailureService.GetFailure:input_type -> toolfailure.v1.GetFailureRequest
-	4,  // 23: toolfailure.v1.FailureService.ListFailures:input_type -> toolfailure.v1.ListFailuresRequest
-	7,  // 24: toolfailure.v1.FailureService.ListGroups:input_type -> toolfailure.v1.ListGroupsRequest
-	10, // 25: toolfailure.v1.FailureService.GetGroup:input_type -> toolfailure.v1.GetGroupRequest
-	1,  // 26: toolfailure.v1.FailureService.GetFailure:output_type -> toolfailure.v1.GetFailureResponse
-	5,  // 27: toolfailure.v1.FailureService.ListFailures:output_type -> toolfailure.v1.ListFailuresResponse
-	9,  // 28: toolfailure.v1.FailureService.ListGroups:output_type -> toolfailure.v1.ListGroupsResponse
-	11, // 29: toolfailure.v1.FailureService.GetGroup:output_type -> toolfailure.v1.GetGroupResponse
-	26, // [26:30] is the sub-list for method output_type
-	22, // [22:26] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	12, // 22: toolfailure.v1.GetGroupResponse.shadow:type_name -> toolfailure.v1.ShadowEvidence
+	13, // 23: toolfailure.v1.ShadowEvidence.class:type_name -> toolfailure.v1.Class
+	0,  // 24: toolfailure.v1.FailureService.GetFailure:input_type -> toolfailure.v1.GetFailureRequest
+	4,  // 25: toolfailure.v1.FailureService.ListFailures:input_type -> toolfailure.v1.ListFailuresRequest
+	7,  // 26: toolfailure.v1.FailureService.ListGroups:input_type -> toolfailure.v1.ListGroupsRequest
+	10, // 27: toolfailure.v1.FailureService.GetGroup:input_type -> toolfailure.v1.GetGroupRequest
+	1,  // 28: toolfailure.v1.FailureService.GetFailure:output_type -> toolfailure.v1.GetFailureResponse
+	5,  // 29: toolfailure.v1.FailureService.ListFailures:output_type -> toolfailure.v1.ListFailuresResponse
+	9,  // 30: toolfailure.v1.FailureService.ListGroups:output_type -> toolfailure.v1.ListGroupsResponse
+	11, // 31: toolfailure.v1.FailureService.GetGroup:output_type -> toolfailure.v1.GetGroupResponse
+	28, // [28:32] is the sub-list for method output_type
+	24, // [24:28] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_toolfailure_v1_failure_service_proto_init() }
@@ -1124,7 +1238,7 @@ func file_toolfailure_v1_failure_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolfailure_v1_failure_service_proto_rawDesc), len(file_toolfailure_v1_failure_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

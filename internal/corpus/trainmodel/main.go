@@ -6,6 +6,7 @@
 //	go run ./internal/corpus/trainmodel -check        # the committed weights are what training gives
 //	go run ./internal/corpus/trainmodel -lso          # leave-system-out table
 //	go run ./internal/corpus/trainmodel -sweep        # leave-system-out scores of the engine's thresholds
+//	go run ./internal/corpus/trainmodel -explain ID   # how the embedded baseline decides one case
 package main
 
 import (
@@ -13,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/omcp/toolfailure/classify"
 	"github.com/omcp/toolfailure/internal/corpus"
@@ -26,7 +28,15 @@ func main() {
 	misses := flag.Bool("misses", false, "with -lso: list every case whose class or code is wrong")
 	threshold := flag.Float64("threshold", classify.DefaultModelThreshold, "class probability threshold for -lso")
 	sweep := flag.Bool("sweep", false, "print the leave-system-out scores of a grid of the engine's thresholds")
+	explain := flag.String("explain", "", "print how the embedded baseline decides the case with this ID (a substring matches several)")
 	flag.Parse()
+	if *explain != "" {
+		if err := runExplain(*dir, *explain); err != nil {
+			fmt.Fprintln(os.Stderr, "trainmodel:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *sweep {
 		if err := runSweep(*dir); err != nil {
 			fmt.Fprintln(os.Stderr, "trainmodel:", err)
@@ -109,6 +119,40 @@ func runSweep(dir string) error {
 	for _, r := range rs {
 		fmt.Printf("%.2f %.2f %.2f %.2f: %.2f %.2f %d\n", r.Threshold, r.Override, r.WeakOverride, r.CodeOverride,
 			corpus.Pct(r.Class, r.N), corpus.Pct(r.Code, r.N), r.PermanentRetryable)
+	}
+	return nil
+}
+
+// runExplain prints, for every case whose ID contains id, its label, what
+// the embedded baseline decides and every generic rule that matched, with
+// the text model's guess: the first thing to read when a case is missed.
+func runExplain(dir, id string) error {
+	cases, err := corpus.Load(dir)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for i := range cases {
+		c := &cases[i]
+		if !strings.Contains(c.ID, id) {
+			continue
+		}
+		n++
+		out := corpus.Classify(c)
+		fmt.Printf("%s [%s] want %s\n  got %s/%s by %s\n", c.ID, c.System, c.Label(), out.Class, out.Code, out.RuleID)
+		_, rules := classify.Explain(c.Input(), corpus.Now)
+		for _, r := range rules {
+			switch {
+			case r.Guess != nil:
+				fmt.Printf("  model: %s/%s p=%.2f code p=%.2f words=%d confident=%v\n", r.Guess.Class, r.Guess.Code,
+					r.Guess.Probability, r.Guess.CodeProbability, r.Guess.Words, r.Guess.Confident)
+			case r.Matched:
+				fmt.Printf("  rule %s: %s/%s\n", r.ID, r.Outcome.Class, r.Outcome.Code)
+			}
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("no case ID contains %q", id)
 	}
 	return nil
 }
