@@ -41,10 +41,9 @@ type Input struct {
 // Of returns the fingerprint of in and the template of its message.
 func Of(in Input) (fp string, template string) {
 	template = Template(in.Message)
-	h := sha256.New()
 	// Version prefix: a change of the normalisation must not silently mix old and new groups.
-	buf := make([]byte, 0, 64+len(in.Tool)+len(in.Type)+len(template))
-	buf = append(buf, "v1\x00"...)
+	var scratch [256]byte // most records fit: the service computes one per record (BenchmarkOf)
+	buf := append(scratch[:0], "v1\x00"...)
 	buf = append(buf, in.Tool...)
 	buf = append(buf, 0)
 	buf = append(buf, strings.TrimSpace(in.Type)...)
@@ -58,10 +57,26 @@ func Of(in Input) (fp string, template string) {
 		buf = append(buf, 0)
 	}
 	// Case does not make a different problem: "Connection reset" and "connection reset" are one.
-	buf = append(buf, strings.ToLower(template)...)
-	h.Write(buf)
-	var sum [sha256.Size]byte
-	return hex.EncodeToString(h.Sum(sum[:0])[:Len/2]), template
+	buf = appendLower(buf, template)
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:Len/2]), template
+}
+
+// appendLower appends strings.ToLower(s) to b, without a copy of s for ASCII text.
+func appendLower(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return append(b, strings.ToLower(s)...)
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 // Valid reports whether s has the form of a fingerprint: 16 lower-case hex characters.
@@ -256,6 +271,14 @@ func closingQuote(msg string, i int) int {
 
 // classify returns the placeholder for a word, or "" when the word is kept.
 func classify(w string) string {
+	if plainWord(w) {
+		return ""
+	}
+	return classifyByTests(w)
+}
+
+// classifyByTests is classify without the shortcut for plain words.
+func classifyByTests(w string) string {
 	switch {
 	case strings.Contains(w, "://"):
 		return PURL
@@ -340,6 +363,24 @@ func isNumber(w string) bool {
 		i++
 	}
 	return digits > 0
+}
+
+// plainWord reports whether w is a word that classify keeps whatever its tests: ASCII letters
+// only (no digit, separator or dot that a placeholder's test needs), shorter than a token, and not
+// eight hex letters or more. Most words of a message are such words, and skip the tests.
+func plainWord(w string) bool {
+	if len(w) >= 32 {
+		return false
+	}
+	hex := true
+	for i := 0; i < len(w); i++ {
+		c := w[i] | 0x20
+		if c < 'a' || c > 'z' {
+			return false
+		}
+		hex = hex && c <= 'f'
+	}
+	return len(w) < 8 || !hex
 }
 
 func isUnit(s string) bool {

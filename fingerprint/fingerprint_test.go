@@ -301,3 +301,56 @@ func BenchmarkOf(b *testing.B) {
 		Of(in)
 	}
 }
+
+// Fingerprints are stored with every record and grouped on: an
+// implementation change must leave them as they are, byte for byte (a change
+// of the normalisation takes a new version prefix instead).
+func TestFingerprintsAreStable(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in   Input
+		want string
+	}{
+		{Input{Tool: "fetch_url", Type: "ReadTimeout", HTTPStatus: i32(504),
+			Message: "read timeout on https://api.example.com/v1/items/123?page=2 after 30s (request req_8f3k2q, host 10.0.3.4:443)"}, "cf583b60a4f88f61"},
+		{Input{Tool: "read_file", Type: " ENOENT ", Message: "ENOENT: no such file or directory, open '/srv/data/report.csv'"}, "392b59e10aa6df12"},
+		{Input{Tool: "run", GRPCCode: i32(14), JSONRPCCode: i32(-32001), Message: "cp: невозможно создать обычный файл '/etc/app.conf': Отказано в доступе"}, "a2a1247562edc213"},
+		{Input{Tool: "x", Message: "Straße \xff İstanbul ΣΑΣ"}, "ae4052a60637a090"},
+		{Input{Tool: "long", Message: strings.Repeat("Connection Reset By Peer ", 40)}, "3b8ae170b74b6e6d"},
+		{Input{}, "827f14dd161f9540"},
+	} {
+		if got, _ := Of(c.in); got != c.want {
+			t.Errorf("Of(%+v) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
+
+// The shortcut for plain words keeps only words that every placeholder's test keeps too.
+func TestPlainWordsAreKept(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(2, 3))
+	const alphabet = "abcdefABCDEFxyzXYZ"
+	plain := 0
+	for range 20000 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		w := string(b)
+		if !plainWord(w) {
+			continue
+		}
+		plain++
+		if p := classifyByTests(w); p != "" {
+			t.Fatalf("%q is a plain word, but the tests make it %s", w, p)
+		}
+	}
+	for _, w := range []string{"deadbeef", "DeadBeefCafe", strings.Repeat("x", 32), "a1", "a.b", "a-b", "é"} {
+		if plainWord(w) {
+			t.Errorf("%q counts as a plain word", w)
+		}
+	}
+	if plain < 1000 {
+		t.Fatalf("only %d plain words drawn", plain)
+	}
+}

@@ -29,6 +29,10 @@ type Set struct {
 	packSkip []bool
 	// needles finds which rules' messageMatches needles a message holds.
 	needles *needleIndex
+	// unfiltered marks (one bit per rule) the rules that the needle scan
+	// cannot rule out: those without messageMatches, or with a branch that
+	// has no needles.
+	unfiltered []uint64
 }
 
 // compiled is one rule ready to evaluate.
@@ -50,6 +54,15 @@ type compiled struct {
 	// part, which evaluation through the index skips; -1 without one.
 	msg     *messageMatcher
 	msgPart int
+	// guard evaluates a `when` of message patterns natively (guard.go),
+	// its patterns being guardLeaves; guardPart is the part, which
+	// evaluation through the index skips; -1 without one.
+	guard       *guard
+	guardLeaves []*messageMatcher
+	guardPart   int
+	// detailKey is an error.details key that `when` requires (has(…) is
+	// one of its conjuncts), or "" (detailKeyOf).
+	detailKey string
 
 	guidance  *template
 	retryable bool
@@ -146,6 +159,12 @@ func compileSet(version int64, rules []Rule, limit uint64) (*Set, error) {
 	})
 	s.idx = buildIndex(s.rules)
 	s.needles = buildNeedleIndex(s.rules)
+	s.unfiltered = make([]uint64, (len(s.rules)+63)/64)
+	for i, r := range s.rules {
+		if r.msg == nil || r.msg.open {
+			s.unfiltered[i>>6] |= 1 << (i & 63)
+		}
+	}
 	return s, nil
 }
 
@@ -172,7 +191,7 @@ func compileRule(e *cel.Env, i int, r Rule, limit uint64) (*compiled, []*RuleErr
 		fail("mode", 0, 0, "%q: must be enforce or shadow", r.Mode)
 	}
 
-	c := &compiled{Rule: r, mode: r.mode(), keyPart: -1, msgPart: -1}
+	c := &compiled{Rule: r, mode: r.mode(), keyPart: -1, msgPart: -1, guardPart: -1}
 	// Shortcuts first: they are cheap, and they are what the index keys on.
 	if r.Tool != "" {
 		if len(r.Tool) > maxToolGlobLen {
@@ -273,6 +292,14 @@ func compileRule(e *cel.Env, i int, r Rule, limit uint64) (*compiled, []*RuleErr
 			continue
 		}
 		p.prog = prog
+		if p.field == "when" {
+			// The CEL program stays, for Explain, which evaluates every part
+			// as written.
+			if g, leaves := guardOf(ast.NativeRep().Expr()); g != nil {
+				c.guard, c.guardLeaves, c.guardPart = g, leaves, k
+			}
+			c.detailKey = detailKeyOf(ast.NativeRep().Expr())
+		}
 		for _, key := range keysOf(ast.NativeRep().Expr()) {
 			// A key from a shortcut is exactly that part, so when the index
 			// selects the rule by it, evaluation can skip the part. A key

@@ -212,9 +212,9 @@ type activation struct {
 	seenSet   *Set
 	seen      []uint64 // branches
 	seenRules []uint64 // rules
-	seenBuf   [8]uint64
-	folded    string
-	foldDone  bool
+	// cands is scratch for Set.first: one bit per rule of seenSet.
+	cands   []uint64
+	seenBuf [12]uint64
 }
 
 // scanned makes sure seen holds set s's needle hits for this message.
@@ -222,18 +222,16 @@ func (a *activation) scanned(s *Set) {
 	if a.seenSet == s {
 		return
 	}
-	if !a.foldDone {
-		a.folded, a.foldDone = foldMessage(a.err.Message), true
-	}
 	nb, nr := (s.needles.branches+63)/64, (len(s.rules)+63)/64
-	if nb+nr <= len(a.seenBuf) {
-		a.seenBuf = [8]uint64{}
-		a.seen, a.seenRules = a.seenBuf[:nb], a.seenBuf[nb:nb+nr]
+	var buf []uint64
+	if nb+2*nr <= len(a.seenBuf) {
+		a.seenBuf = [len(a.seenBuf)]uint64{}
+		buf = a.seenBuf[:nb+2*nr]
 	} else {
-		buf := make([]uint64, nb+nr)
-		a.seen, a.seenRules = buf[:nb], buf[nb:]
+		buf = make([]uint64, nb+2*nr)
 	}
-	s.needles.scan(a.folded, a.seen, a.seenRules)
+	a.seen, a.seenRules, a.cands = buf[:nb], buf[nb:nb+nr], buf[nb+nr:]
+	s.needles.scan(a.err.Message, a.seen, a.seenRules)
 	a.seenSet = s
 }
 
@@ -250,10 +248,39 @@ func (a *activation) messageMatches(s *Set, i int32) bool {
 	if !c.msg.open && a.seenRules[i>>6]&(1<<(i&63)) == 0 {
 		return false // no branch's needle is in the message
 	}
-	base := s.needles.base[i]
-	for j := range c.msg.branches {
-		b := &c.msg.branches[j]
-		id := base + int32(j)
+	return a.matches(c.msg, s.needles.base[i])
+}
+
+// guardHolds evaluates rule i's message guard on this request; rules
+// without one pass. Its patterns' branches follow the rule's
+// messageMatches branches in the needle index.
+func (a *activation) guardHolds(s *Set, i int32) bool {
+	c := s.rules[i]
+	if c.guard == nil {
+		return true
+	}
+	a.scanned(s)
+	first := s.needles.base[i]
+	if c.msg != nil {
+		first += int32(len(c.msg.branches))
+	}
+	return c.guard.eval(func(leaf int) bool {
+		id := first
+		for _, m := range c.guardLeaves[:leaf] {
+			id += int32(len(m.branches))
+		}
+		return a.matches(c.guardLeaves[leaf], id)
+	})
+}
+
+// matches evaluates m on the message, its branches having the ids from
+// first on in the scan's marks: a literal branch whose needle was found
+// matches; another branch runs its expression when its needles were found
+// or it has none.
+func (a *activation) matches(m *messageMatcher, first int32) bool {
+	for j := range m.branches {
+		b := &m.branches[j]
+		id := first + int32(j)
 		hit := a.seen[id>>6]&(1<<(id&63)) != 0
 		switch {
 		case b.needles != nil && !hit:

@@ -2,6 +2,7 @@ package ruleset
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -104,7 +105,7 @@ func (s *Set) match(a *activation, in *classify.Input, now time.Time) (Result, b
 	var shadows []ShadowMatch
 	for i := c.next(); i >= 0; i = c.next() {
 		r := s.rules[i]
-		if !a.messageMatches(s, i) {
+		if r.detailKey != "" && lacksDetail(a.err.Details, r.detailKey) || !a.messageMatches(s, i) || !a.guardHolds(s, i) {
 			continue
 		}
 		if ok, _, _ := r.match(a, true); !ok {
@@ -122,28 +123,40 @@ func (s *Set) match(a *activation, in *classify.Input, now time.Time) (Result, b
 
 // first returns the outcome of the first enforce rule that matches,
 // skipping the positions marked in skip: the baseline packs' evaluation.
+//
+// The packs' rules nearly all test the message, and few of them hold a
+// needle that is in it, so the message is scanned first and only the rules
+// that the index selects and the scan leaves possible are visited, in
+// evaluation order, instead of every selected rule in turn.
 func (s *Set) first(a *activation, in *classify.Input, now time.Time, skip []bool) (classify.Outcome, bool) {
-	var c candidates
-	s.idx.candidates(a, &c)
-	for i := c.next(); i >= 0; i = c.next() {
-		r := s.rules[i]
-		if skip != nil && skip[i] || r.mode != Enforce || !a.messageMatches(s, i) {
-			continue
-		}
-		if ok, _, _ := r.match(a, true); ok {
-			return r.outcome(in, now), true
+	a.scanned(s)
+	s.idx.candidateBits(a, a.cands)
+	for w, word := range a.cands {
+		word &= a.seenRules[w] | s.unfiltered[w]
+		for word != 0 {
+			i := int32(w<<6 | bits.TrailingZeros64(word))
+			word &= word - 1
+			r := s.rules[i]
+			if skip != nil && skip[i] || r.mode != Enforce || r.detailKey != "" && lacksDetail(a.err.Details, r.detailKey) ||
+				!a.messageMatches(s, i) || !a.guardHolds(s, i) {
+				continue
+			}
+			if ok, _, _ := r.match(a, true); ok {
+				return r.outcome(in, now), true
+			}
 		}
 	}
 	return classify.Outcome{}, false
 }
 
 // match evaluates the rule's parts in order. viaIndex skips the part that
-// the index has already decided, and messageMatches, which the caller has
-// evaluated natively (activation.messageMatches). On a miss it returns the part that failed
-// and, when evaluation stopped on an error rather than false, the error.
+// the index has already decided, and messageMatches and a message guard,
+// which the caller has evaluated natively (activation.messageMatches and
+// guardHolds). On a miss it returns the part that failed and, when
+// evaluation stopped on an error rather than false, the error.
 func (c *compiled) match(a *activation, viaIndex bool) (bool, *part, error) {
 	for k := range c.parts {
-		if viaIndex && (k == c.keyPart || k == c.msgPart) {
+		if viaIndex && (k == c.keyPart || k == c.msgPart || k == c.guardPart) {
 			continue
 		}
 		p := &c.parts[k]

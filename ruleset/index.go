@@ -202,6 +202,7 @@ func compactInts(s []int64) []int64      { slices.Sort(s); return slices.Compact
 // list is sorted).
 type index struct {
 	always     []int32
+	alwaysBits []uint64 // always, one bit per rule
 	tool       map[string][]int32
 	typ        map[string][]int32
 	server     map[string][]int32
@@ -304,6 +305,10 @@ func buildIndex(rules []*compiled) index {
 			idx.always = append(idx.always, i)
 		}
 	}
+	idx.alwaysBits = make([]uint64, (len(rules)+63)/64)
+	for _, i := range idx.always {
+		idx.alwaysBits[i>>6] |= 1 << (i & 63)
+	}
 	slices.Sort(idx.prefixLens)
 	return idx
 }
@@ -326,8 +331,25 @@ func (idx *index) candidates(a *activation, c *candidates) {
 			c.lists = append(c.lists, l)
 		}
 	}
-	in := a.err
 	add(idx.always)
+	idx.keyed(a, add)
+}
+
+// candidateBits sets in dst (one bit per rule, zeroed by the caller) the
+// rules that candidates would list.
+func (idx *index) candidateBits(a *activation, dst []uint64) {
+	copy(dst, idx.alwaysBits)
+	idx.keyed(a, func(l []int32) {
+		for _, i := range l {
+			dst[i>>6] |= 1 << (i & 63)
+		}
+	})
+}
+
+// keyed calls add with each posting list that the request's values select,
+// always aside.
+func (idx *index) keyed(a *activation, add func([]int32)) {
+	in := a.err
 	tool := string(a.tool.(types.String))
 	if idx.tool != nil {
 		add(idx.tool[tool])

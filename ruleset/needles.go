@@ -1,6 +1,7 @@
 package ruleset
 
 import (
+	"maps"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -317,9 +318,15 @@ func foldRune(r rune) rune {
 	return lo
 }
 
-// foldMessage folds every rune of a message for the needle search.
+// foldMessage folds every rune of a message for the needle search. Most
+// messages are ASCII, for which folding is upper-casing.
 func foldMessage(m string) string {
-	return strings.Map(foldRune, m)
+	for i := 0; i < len(m); i++ {
+		if m[i] >= utf8.RuneSelf {
+			return strings.Map(foldRune, m)
+		}
+	}
+	return strings.ToUpper(m)
 }
 
 // hasAny reports whether the folded message contains one of the needles.
@@ -401,114 +408,187 @@ func (m *messageMatcher) matchString(msg string) bool {
 }
 
 // needleIndex finds, in one pass over a folded message, which branches'
-// needles occur in it. Needles are filed under a hash of their first three
-// bytes; the message is hashed at every position and the needles filed
-// there are compared in place. A pack holds thousands of needles.
+// needles occur in it: an Aho-Corasick automaton over the needles' bytes.
+// A pack holds thousands of needles, many of them sharing long prefixes
+// (an alternation's every combination of phrases), so the automaton's cost
+// per message byte does not grow with their number, where comparing the
+// needles that start like the text at each position did
+// (BenchmarkBaselineStages).
+//
+// States are numbered breadth first: text that is not the start of a
+// needle keeps the automaton in its few shallow states, which then share
+// cache lines, and a state's children are consecutive.
 type needleIndex struct {
-	// Needles of four bytes or more are filed under a hash of their first
-	// four, which keeps chains short (many phrases share three); the
-	// others under their three.
-	buckets  [1 << needleHashBits]uint32 // hash → 1 + index into chains, 0 for none
-	short    [1 << needleHashBits]uint32 // the same for three-byte needles
-	hasShort bool
-	chains   []needleChain
+	// root is the root's transitions, one per byte; 0 is the root itself.
+	root   [256]int32
+	states []needleState
+	// label is the byte that leads to each state from its parent.
+	label []byte
+	// outIDs[outStart[o]:outStart[o+1]] are the branches of the needle
+	// that ends at state o.
+	outStart []int32
+	outIDs   []int32
 	base     []int32 // rule position → id of its first branch
-	ruleOf   []int32 // branch id → rule position
+	ruleOf   []int32 // branch id → rule position, -1 for a guard's
 	branches int
 }
 
-const needleHashBits = 14
-
-// needleChain is the needles of one hash bucket, and for each the branches
-// that have it.
-type needleChain struct {
-	needles  []string
-	branches [][]int32
-}
-
-func needleHash(a, b, c byte) uint32 {
-	return (uint32(a)*0x9e3779b1 ^ uint32(b)*0x85ebca77 ^ uint32(c)*0xc2b2ae3d) >> (32 - needleHashBits)
-}
-
-func needleHash4(a, b, c, d byte) uint32 {
-	return (uint32(a)*0x9e3779b1 ^ uint32(b)*0x85ebca77 ^ uint32(c)*0xc2b2ae3d ^ uint32(d)*0x27d4eb2f) >> (32 - needleHashBits)
+type needleState struct {
+	// The children are states child … child+children-1.
+	child, children int32
+	// fail is the state of the longest proper suffix of this state's text
+	// that is a prefix of some needle.
+	fail int32
+	// out is the nearest state on the fail chain (this one included) at
+	// which a needle ends, or 0.
+	out int32
 }
 
 func buildNeedleIndex(rules []*compiled) *needleIndex {
 	ix := &needleIndex{base: make([]int32, len(rules))}
 	byNeedle := map[string][]int32{}
-	var order []string
-	for i, r := range rules {
-		ix.base[i] = int32(ix.branches)
-		if r.msg == nil {
-			continue
-		}
-		for j, b := range r.msg.branches {
-			id := int32(ix.branches + j)
-			ix.ruleOf = append(ix.ruleOf, int32(i))
+	add := func(m *messageMatcher, rule int32) {
+		for _, b := range m.branches {
+			id := int32(ix.branches)
+			ix.ruleOf = append(ix.ruleOf, rule)
 			for _, n := range b.needles {
-				if _, seen := byNeedle[n]; !seen {
-					order = append(order, n)
-				}
 				if l := byNeedle[n]; len(l) == 0 || l[len(l)-1] != id {
 					byNeedle[n] = append(l, id)
 				}
 			}
+			ix.branches++
 		}
-		ix.branches += len(r.msg.branches)
 	}
-	for _, n := range order {
-		table := &ix.buckets
-		var h uint32
-		if len(n) >= 4 {
-			h = needleHash4(n[0], n[1], n[2], n[3])
+	for i, r := range rules {
+		ix.base[i] = int32(ix.branches)
+		// The rule's messageMatches branches, then its guard's, which do
+		// not make the rule a candidate (ruleOf -1).
+		if r.msg != nil {
+			add(r.msg, int32(i))
+		}
+		for _, m := range r.guardLeaves {
+			add(m, -1)
+		}
+	}
+	needles := slices.Sorted(maps.Keys(byNeedle))
+
+	// The trie. Needles are inserted in sorted order, so each node's
+	// children are created in ascending byte order and the child a needle
+	// continues with is its node's last one, or a new one.
+	type edge struct {
+		c    byte
+		node int32
+	}
+	children := [][]edge{nil}
+	ends := []string{""} // the needle that ends at a node, or ""
+	for _, n := range needles {
+		v := int32(0)
+		for k := 0; k < len(n); k++ {
+			ch := children[v]
+			if len(ch) > 0 && ch[len(ch)-1].c == n[k] {
+				v = ch[len(ch)-1].node
+				continue
+			}
+			next := int32(len(children))
+			children[v] = append(ch, edge{n[k], next})
+			children = append(children, nil)
+			ends = append(ends, "")
+			v = next
+		}
+		ends[v] = n
+	}
+
+	// States in breadth-first order of the nodes, with fail links and
+	// outputs: a state's fail state is shallower, so it is complete before
+	// the state is reached.
+	n := len(children)
+	ix.states = make([]needleState, n)
+	ix.label = make([]byte, n)
+	ix.outStart = make([]int32, n+1)
+	order := make([]int32, 1, n) // state → node
+	for s := 0; s < n; s++ {
+		v := order[s]
+		st := &ix.states[s]
+		st.child, st.children = int32(len(order)), int32(len(children[v]))
+		for _, e := range children[v] {
+			ix.label[len(order)] = e.c
+			order = append(order, e.node)
+		}
+		ix.outStart[s+1] = ix.outStart[s]
+		if needle := ends[v]; needle != "" {
+			ix.outIDs = append(ix.outIDs, byNeedle[needle]...)
+			ix.outStart[s+1] += int32(len(byNeedle[needle]))
+		}
+	}
+	for k := range ix.states[0].children {
+		c := ix.states[0].child + k
+		ix.root[ix.label[c]] = c
+	}
+	for s := int32(1); s < int32(n); s++ {
+		st := &ix.states[s]
+		if ix.outStart[s+1] > ix.outStart[s] {
+			st.out = s
 		} else {
-			table, ix.hasShort = &ix.short, true
-			h = needleHash(n[0], n[1], n[2])
+			st.out = ix.states[st.fail].out
 		}
-		if table[h] == 0 {
-			ix.chains = append(ix.chains, needleChain{})
-			table[h] = uint32(len(ix.chains))
+		for c := st.child; c < st.child+st.children; c++ {
+			ix.states[c].fail = ix.step(st.fail, ix.label[c])
 		}
-		ch := &ix.chains[table[h]-1]
-		ch.needles = append(ch.needles, n)
-		ch.branches = append(ch.branches, byNeedle[n])
 	}
 	return ix
 }
 
-// scan marks in seen (one bit per branch) the branches with a needle in m,
-// and in rules (one bit per rule) their rules.
-func (ix *needleIndex) scan(m string, seen, rules []uint64) {
-	if len(ix.chains) == 0 {
-		return
-	}
-	for i := 0; i+minNeedleLen <= len(m); i++ {
-		if ix.hasShort {
-			if b := ix.short[needleHash(m[i], m[i+1], m[i+2])]; b != 0 {
-				ix.match(m, i, b, seen, rules)
+// step is the automaton's transition from state s on byte c.
+func (ix *needleIndex) step(s int32, c byte) int32 {
+	for s != 0 {
+		st := &ix.states[s]
+		for k := st.child; k < st.child+st.children; k++ {
+			if b := ix.label[k]; b >= c {
+				if b == c {
+					return k
+				}
+				break
 			}
 		}
-		if i+4 <= len(m) {
-			if b := ix.buckets[needleHash4(m[i], m[i+1], m[i+2], m[i+3])]; b != 0 {
-				ix.match(m, i, b, seen, rules)
-			}
-		}
+		s = st.fail
 	}
+	return ix.root[c]
 }
 
-// match compares the needles of chain b with m at i.
-func (ix *needleIndex) match(m string, i int, b uint32, seen, rules []uint64) {
-	{
-		ch := &ix.chains[b-1]
-		for k, n := range ch.needles {
-			if len(m)-i >= len(n) && m[i:i+len(n)] == n {
-				for _, id := range ch.branches[k] {
-					seen[id>>6] |= 1 << (id & 63)
-					r := ix.ruleOf[id]
+// scan marks in seen (one bit per branch) the branches with a needle in
+// message m, and in rules (one bit per rule) their rules. It folds m as it
+// goes (foldMessage), which spares a folded copy.
+func (ix *needleIndex) scan(m string, seen, rules []uint64) {
+	if len(ix.outIDs) == 0 {
+		return
+	}
+	s := int32(0)
+	feed := func(c byte) {
+		s = ix.step(s, c)
+		for o := ix.states[s].out; o != 0; o = ix.states[ix.states[o].fail].out {
+			for _, id := range ix.outIDs[ix.outStart[o]:ix.outStart[o+1]] {
+				seen[id>>6] |= 1 << (id & 63)
+				if r := ix.ruleOf[id]; r >= 0 {
 					rules[r>>6] |= 1 << (r & 63)
 				}
 			}
+		}
+	}
+	for i := 0; i < len(m); {
+		if c := m[i]; c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			feed(c)
+			i++
+			continue
+		}
+		// As strings.Map does, an invalid byte reads as U+FFFD.
+		r, n := utf8.DecodeRuneInString(m[i:])
+		i += n
+		var enc [utf8.UTFMax]byte
+		for _, c := range utf8.AppendRune(enc[:0], foldRune(r)) {
+			feed(c)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package ruleset
 import (
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,6 +126,75 @@ func TestLiteralSetsDecideExactly(t *testing.T) {
 	}
 	if decided == 0 {
 		t.Fatal("no pattern is a set of phrases")
+	}
+}
+
+// The automaton marks exactly the branches one of whose needles the folded
+// message contains: checked against a plain substring search on messages
+// made of needles' pieces, overlapping needles, mixed case, non-ASCII text
+// and invalid UTF-8.
+func TestNeedleIndexFindsExactlyTheNeedles(t *testing.T) {
+	t.Parallel()
+	set := packs().set
+	type ref struct {
+		rule    int32
+		needles []string
+	}
+	var branches []ref
+	var all []string
+	for i, r := range set.rules {
+		// Its messageMatches branches, then its guard's, which mark no rule.
+		matchers := r.guardLeaves
+		if r.msg != nil {
+			matchers = append([]*messageMatcher{r.msg}, matchers...)
+		}
+		for k, m := range matchers {
+			rule := int32(i)
+			if k > 0 || r.msg == nil {
+				rule = -1
+			}
+			for _, b := range m.branches {
+				branches = append(branches, ref{rule, b.needles})
+				all = append(all, b.needles...)
+			}
+		}
+	}
+	if len(branches) != set.needles.branches {
+		t.Fatalf("%d branches, the index has %d", len(branches), set.needles.branches)
+	}
+	rng := rand.New(rand.NewPCG(11, 13))
+	noise := []string{" ", "é", "ſ", "K", "\xff", "日本", "x", "-", "0", "Straße"}
+	for range 3000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(4) {
+			n := all[rng.IntN(len(all))]
+			switch rng.IntN(3) {
+			case 0: // a piece of it
+				n = n[:rng.IntN(len(n)+1)]
+			case 1: // its end, where another needle may start
+				n = n[rng.IntN(len(n)):]
+			}
+			b.WriteString(mutateCase(rng, strings.ToLower(n)))
+			b.WriteString(noise[rng.IntN(len(noise))])
+		}
+		m := b.String()
+		seen := make([]uint64, (len(branches)+63)/64)
+		rules := make([]uint64, (len(set.rules)+63)/64)
+		set.needles.scan(m, seen, rules)
+		folded := foldMessage(m)
+		wantRules := make([]uint64, len(rules))
+		for id, br := range branches {
+			want := br.needles != nil && hasAny(folded, br.needles)
+			if got := seen[id>>6]&(1<<(id&63)) != 0; got != want {
+				t.Fatalf("%q: branch %d: marked %v, its needles are there: %v", m, id, got, want)
+			}
+			if want && br.rule >= 0 {
+				wantRules[br.rule>>6] |= 1 << (br.rule & 63)
+			}
+		}
+		if !slices.Equal(rules, wantRules) {
+			t.Fatalf("%q: rules marked %x, want %x", m, rules, wantRules)
+		}
 	}
 }
 
