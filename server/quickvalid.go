@@ -1,29 +1,40 @@
 package server
 
+import (
+	"fmt"
+
+	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+)
+
 // certainlyValid reports whether a Classify or Explain request (the two have the same fields and
 // rules) passes every protovalidate rule that classifier_service.proto and types.proto declare for
 // it, checked by hand. It is the hot path's shortcut: protovalidate walks the message by
 // reflection and allocates, which showed in CPU profiles of the service under `toolfailure bench`;
 // BenchmarkValidateClassify compares the two. It only ever says yes when protovalidate would; on any doubt it says no,
 // and protovalidate then judges the request and words the error, so callers see exactly the same
-// answers. TestCertainlyValid holds it to protovalidate on thousands of requests at and around
-// every limit, and fails when either message gains a field, so that a new rule cannot be missed
-// here.
+// answers. Its limits are read from the .proto's own rules (quickLimits), not written twice.
+// TestCertainlyValid holds it to protovalidate on thousands of requests at and around every
+// limit, and fails when either message gains a field, so that a new rule cannot be missed here.
 func certainlyValid(r classifyInput) bool {
-	if tool := r.GetTool(); tool == "" || len(tool) > 256 {
+	l := &quick
+	if tool := r.GetTool(); uint64(len(tool)) < l.toolMin || uint64(len(tool)) > l.tool {
 		return false
 	}
-	if len(r.GetServer()) > 256 || len(r.GetIdempotencyKey()) > 256 || !traceparentShape(r.GetTraceparent()) {
+	if uint64(len(r.GetServer())) > l.server || uint64(len(r.GetIdempotencyKey())) > l.idempotencyKey || !traceparentShape(r.GetTraceparent()) {
 		return false
 	}
 	e := r.GetError()
-	if e == nil || len(e.Message) > 65536 || len(e.Type) > 256 || len(e.RetryAfter) > 128 {
+	if e == nil || uint64(len(e.Message)) > l.message || uint64(len(e.Type)) > l.typ || uint64(len(e.RetryAfter)) > l.retryAfter {
 		return false
 	}
-	if s := e.HttpStatus; s != nil && (*s < 100 || *s > 599) {
+	if s := e.HttpStatus; s != nil && (*s < l.httpMin || *s > l.httpMax) {
 		return false
 	}
-	if c := e.GrpcCode; c != nil && (*c < 0 || *c > 16) {
+	if c := e.GrpcCode; c != nil && (*c < l.grpcMin || *c > l.grpcMax) {
 		return false
 	}
 	// raw_error.not_empty
@@ -31,15 +42,66 @@ func certainlyValid(r classifyInput) bool {
 		e.RetryAfter == "" && e.Details == nil && len(e.Attributes) == 0 {
 		return false
 	}
-	if len(e.Attributes) > 64 {
+	if uint64(len(e.Attributes)) > l.attrPairs {
 		return false
 	}
 	for k, v := range e.Attributes {
-		if k == "" || len(k) > 256 || len(v) > 4096 {
+		if uint64(len(k)) < l.attrKeyMin || uint64(len(k)) > l.attrKey || uint64(len(v)) > l.attrValue {
 			return false
 		}
 	}
 	return true
+}
+
+// quickLimits are the limits certainlyValid checks, as the .proto declares them.
+type quickLimits struct {
+	toolMin, tool, server, idempotencyKey     uint64
+	message, typ, retryAfter                  uint64
+	httpMin, httpMax, grpcMin, grpcMax        int32
+	attrPairs, attrKeyMin, attrKey, attrValue uint64
+}
+
+var quick = mustQuickLimits()
+
+// mustQuickLimits reads quickLimits from the buf.validate options of ClassifyRequest and
+// RawError. A rule that is not there (a limit removed or renamed in the .proto) panics at start,
+// which TestCertainlyValid also runs into: the shortcut must not guess.
+func mustQuickLimits() quickLimits {
+	req := (&v1.ClassifyRequest{}).ProtoReflect().Descriptor().Fields()
+	raw := (&v1.RawError{}).ProtoReflect().Descriptor().Fields()
+	rules := func(fields protoreflect.FieldDescriptors, name string) *validate.FieldRules {
+		f := fields.ByName(protoreflect.Name(name))
+		if f == nil {
+			panic(fmt.Sprintf("certainlyValid: no field %s", name))
+		}
+		r, _ := proto.GetExtension(f.Options(), validate.E_Field).(*validate.FieldRules)
+		if r == nil {
+			panic(fmt.Sprintf("certainlyValid: field %s has no buf.validate rules", name))
+		}
+		return r
+	}
+	maxBytes := func(r *validate.FieldRules, field string) uint64 {
+		s := r.GetString_()
+		if s == nil || !s.HasMaxBytes() {
+			panic(fmt.Sprintf("certainlyValid: %s has no string.max_bytes", field))
+		}
+		return s.GetMaxBytes()
+	}
+	tool := rules(req, "tool")
+	attrs := rules(raw, "attributes").GetMap()
+	http, grpc := rules(raw, "http_status").GetInt32(), rules(raw, "grpc_code").GetInt32()
+	if attrs == nil || http == nil || grpc == nil || !http.HasGte() || !http.HasLte() || !grpc.HasGte() || !grpc.HasLte() {
+		panic("certainlyValid: the attributes, http_status or grpc_code rules are not the ones it reads")
+	}
+	return quickLimits{
+		toolMin: tool.GetString_().GetMinLen(), tool: maxBytes(tool, "tool"),
+		server: maxBytes(rules(req, "server"), "server"), idempotencyKey: maxBytes(rules(req, "idempotency_key"), "idempotency_key"),
+		message: maxBytes(rules(raw, "message"), "message"), typ: maxBytes(rules(raw, "type"), "type"),
+		retryAfter: maxBytes(rules(raw, "retry_after"), "retry_after"),
+		httpMin:    http.GetGte(), httpMax: http.GetLte(), grpcMin: grpc.GetGte(), grpcMax: grpc.GetLte(),
+		attrPairs: attrs.GetMaxPairs(), attrKeyMin: attrs.GetKeys().GetString_().GetMinLen(),
+		attrKey: maxBytes(attrs.GetKeys(), "attributes' keys"), attrValue: maxBytes(attrs.GetValues(), "attributes' values"),
+	}
 }
 
 // traceparentShape is the traceparent field's pattern,
