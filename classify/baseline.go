@@ -39,7 +39,7 @@ var trustedRules = func() []bool {
 	}
 	// An SMTP reply is the mail server's own statement of whether to
 	// retry (RFC 5321): the text does not overrule it.
-	for _, id := range []string{"baseline/smtp-reply", "baseline/db-error-code", "baseline/exception-type"} {
+	for _, id := range []string{"baseline/smtp-reply", "baseline/db-error-code", "baseline/exception-type", "baseline/errno"} {
 		t[ruleIndex(id)] = true
 	}
 	return t

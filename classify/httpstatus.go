@@ -24,6 +24,9 @@ var httpStatusRes = []*regexp.Regexp{
 	// reply, which has an enhanced status code after it ("550 5.1.1").
 	regexp.MustCompile(`^\s*(4[0-5][0-9]|50[0-9]|51[01]|52[0-9])(?:[ ,:-]+[^0-9 ]|$)`),
 	regexp.MustCompile(`: ([45][0-9]{2}) [A-Z]`),
+	// A package manager's or HTTP client's request line and its status:
+	// "GET https://registry.npmjs.org/lodash - 503".
+	regexp.MustCompile(`\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) \S+ - ([45][0-9]{2})\b`),
 }
 
 // reasonPhrases are the HTTP reason phrases that follow a status in
@@ -70,7 +73,12 @@ var statusMatchers = [...]statusMatcher{
 	scanReasonPhrase,
 	scanLeadingStatus,
 	scanColonStatus,
+	prefiltered(9, requestLine),
 }
+
+// requestLine is the prefilter of the last pattern: its " - " between
+// the URL and the status.
+func requestLine(s string) bool { return strings.Contains(s, " - ") }
 
 // statusAfterKeyword is the prefilter of the first pattern. Its keywords
 // all end in "status", "code" or "http", and between keyword and status

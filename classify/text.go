@@ -270,7 +270,7 @@ var textSets = [setCount]phraseSet{
 	tAuthWeak: {kind: kAuth, phrases: []string{" unauthori", " authentication", " credentials", " 401 "}},
 	tDNS: {kind: kDNS, phrases: []string{
 		" enotfound", " eai again", " eai noname", " getaddrinfo", " no such host ",
-		" name or service not known", " temporary failure in name resolution", " name resolution",
+		" name or service not known", " temporary failure in name resolution", " temporary failure resolving", " name resolution",
 		" could not resolve", " couldn t resolve", " failed to resolve", " unable to resolve",
 		" unknown host", " unknownhost", " nodename nor servname", " dns", " server misbehaving", " servfail",
 		" host not found", " resolve host",
@@ -284,7 +284,7 @@ var textSets = [setCount]phraseSet{
 		" connection failed", " error connecting", " failed to open connection",
 	}},
 	tTimeout: {kind: kTimeout, phrases: []string{
-		" timed out", " timeout ", " timeouts", " time out", " deadline exceeded",
+		" timed out", " timeout ", " timeouts", " time out", " deadline exceeded", " deadline has elapsed",
 		" deadline expired", " etimedout", " esockettimedout", " took too long",
 		" did not respond in time", " did not complete in time", " no response from",
 		" i o timeout", " canceling statement due to", " statement timeout", " query timeout",
