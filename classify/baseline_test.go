@@ -204,6 +204,8 @@ var cases = []errCase{
 	{name: "node abort", typ: "AbortError", msg: "This operation was aborted", class: rel, code: tra},
 	{name: "axios timeout", typ: "AxiosError", msg: "timeout of 10000ms exceeded", details: `{"code":"ECONNABORTED"}`, class: rel, code: tra},
 	{name: "node socket hang up", msg: "socket hang up", details: `{"code":"ECONNRESET"}`, class: rel, code: tra},
+	// The operating system's word decides: "too many" in its text does not make it a request too large.
+	{name: "emfile", msg: "EMFILE: too many open files, open '/app/uploads/tmp/part-9'", class: rel, code: tra, retryable: true, rule: "baseline/errno"},
 	{name: "node enoent", typ: "Error", msg: "ENOENT: no such file or directory, open '/srv/app/config.yml'", details: `{"errno":-2,"code":"ENOENT","syscall":"open","path":"/srv/app/config.yml"}`, class: cap, code: nf, rule: "baseline/errno"},
 	{name: "node eacces", msg: "EACCES: permission denied, open '/etc/ssl/private/key.pem'", class: gov, code: perm},
 	{name: "java socket timeout", typ: "java.net.SocketTimeoutException", msg: "Read timed out", class: rel, code: tra},
