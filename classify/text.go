@@ -245,6 +245,7 @@ var textSets = [setCount]phraseSet{
 		" permission denied", " permissions denied", " access denied", " access is denied",
 		" access forbidden", " forbidden", " not authorized to", " not authorised to",
 		" is not authorized", " are not authorized", " unauthorized to", " not permitted",
+		" isn t allowed to", " aren t allowed to", " isn t authorized to", " isn t permitted to",
 		" insufficient permission", " insufficient privilege", " insufficient scope",
 		" insufficient access", " insufficient rights", " missing permission", " missing scope",
 		" missing required scope", " required scope", " required permission",
