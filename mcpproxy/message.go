@@ -328,6 +328,28 @@ func appendString(buf *bytes.Buffer, s string) error {
 	return nil
 }
 
+// toolCallParams reads the tool's name and the _meta of tools/call params,
+// member names matched exactly, as the SDK's decoder does. The arguments,
+// most of the bytes, are skipped over rather than decoded into a struct
+// field that is thrown away: every call the relay forwards goes through
+// here.
+func toolCallParams(params json.RawMessage) (name string, meta map[string]any) {
+	i := skipSpace(params, 0)
+	if i == len(params) || params[i] != '{' || !json.Valid(params) {
+		return "", nil // not an object: the upstream will say so
+	}
+	_ = eachMember(params[i:], func(k, v []byte) {
+		switch string(k) {
+		case "name":
+			name, _ = decodeString(v)
+		case "_meta":
+			meta = nil
+			_ = json.Unmarshal(v, &meta)
+		}
+	})
+	return name, meta
+}
+
 // errInvalidRequest is the SDK's answer to a message that is neither a
 // request nor a response (no method, no ID).
 var errInvalidRequest = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request"}

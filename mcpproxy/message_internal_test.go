@@ -246,3 +246,25 @@ func BenchmarkEncodeMessage(b *testing.B) {
 		})
 	}
 }
+
+func TestToolCallParams(t *testing.T) {
+	t.Parallel()
+	for params, want := range map[string]struct {
+		name string
+		meta string
+	}{
+		`{"name":"send","arguments":{"name":"not this","_meta":{"x":1}},"_meta":{"progressToken":7}}`: {"send", `{"progressToken":7}`},
+		` { "_meta" : null , "\u006eame" : "s\u00e9nd" } `:                                            {"sénd", `null`},
+		`{"Name":"send","_META":{"x":1}}`:                                                             {"", `null`},
+		`{"name":7,"_meta":{"traceparent":"00-1-2-01"}}`:                                              {"", `{"traceparent":"00-1-2-01"}`},
+		`["name","send"]`: {"", `null`},
+		`null`:            {"", `null`},
+		`{"name":"send"`:  {"", `null`},
+	} {
+		name, meta := toolCallParams(json.RawMessage(params))
+		b, _ := json.Marshal(meta)
+		if name != want.name || string(b) != want.meta {
+			t.Errorf("toolCallParams(%s) = %q, %s; want %q, %s", params, name, b, want.name, want.meta)
+		}
+	}
+}
