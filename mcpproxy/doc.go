@@ -124,10 +124,12 @@
 // own, not the SDK's client transport, which decodes every message and the
 // _meta of every request it sends with the SDK's decoder: one large buffer
 // per message, which made the relay cost more than the server behind it.
-// For the same reason the proxy decodes messages with encoding/json, to the
-// SDK's jsonrpc types and with the SDK's checks (FuzzDecodeMessage holds the
-// two decoders to the same answers), and decodes a tools/call result only
-// when its bytes can hold an isError member.
+// For the same reason the proxy decodes messages itself, to the SDK's
+// jsonrpc types and with the SDK's checks (json.Valid, then a scan of the
+// top-level members; FuzzDecodeMessage holds the two decoders to the same
+// answers), encodes them itself to the SDK's bytes (FuzzEncodeMessage), and
+// decodes a tools/call result only when its bytes can hold an isError
+// member.
 //
 // Clients: Stdio, or any mcp.Transport (mcp.StdioTransport, mcp.IOTransport),
 // or Handler for streamable HTTP. The SDK's StreamableHTTPHandler cannot be

@@ -4,60 +4,350 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // decodeMessage decodes one JSON-RPC message as jsonrpc.DecodeMessage does:
 // the same checks, the same values, keys matched exactly (the SDK's decoder
-// is case-sensitive, unlike encoding/json's structs). It exists because the
-// SDK's decoder allocates a large buffer for every message, which for a
-// relay, that decodes every message it passes on, is most of its garbage and
-// so most of its CPU; BenchmarkDecodeMessage compares the two.
+// is case-sensitive, unlike encoding/json's structs), the last of a
+// duplicated key winning. It exists because the SDK's decoder allocates a
+// large buffer for every message, which for a relay, that decodes every
+// message it passes on, is most of its garbage and so most of its CPU.
+//
+// The message is checked with json.Valid (or, when more follows it, its
+// first value with a json.Decoder) and then split into its top-level
+// members by a scanner that may trust the syntax; only the members JSON-RPC
+// defines are looked at, and their common forms (a plain string, a number)
+// are read without encoding/json. That leaves one allocation for the bytes
+// and one for the message, where decoding into a map made a map, a copy of
+// every member and an interface per value. BenchmarkDecodeMessage compares
+// the three.
 func decodeMessage(data []byte) (jsonrpc.Message, error) {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(data, &members); err != nil {
+	if !json.Valid(data) {
+		// The SDK decodes the first value and ignores what follows it.
+		var first json.RawMessage
+		if err := json.NewDecoder(bytes.NewReader(data)).Decode(&first); err != nil {
+			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+		}
+		data = first
+	}
+	i := skipSpace(data, 0)
+	if data[i] != '{' {
+		var m map[string]json.RawMessage
+		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", json.Unmarshal(data, &m))
+	}
+	// One copy that params, result and error point into: callers may reuse
+	// data once this returns.
+	data = bytes.Clone(data)
+	var version, id, method, params, result, errMember []byte
+	var hasMethod bool
+	err := eachMember(data[i:], func(key, value []byte) {
+		switch string(key) {
+		case "jsonrpc":
+			version = value
+		case "id":
+			id = value
+		case "method":
+			method, hasMethod = value, true
+		case "params":
+			params = value
+		case "result":
+			result = value
+		case "error":
+			errMember = value
+		}
+	})
+	if err != nil {
 		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 	}
-	var version string
-	if v, ok := members["jsonrpc"]; ok {
-		if err := json.Unmarshal(v, &version); err != nil {
+
+	var v string
+	if version != nil {
+		var err error
+		if v, err = decodeString(version); err != nil {
 			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 		}
 	}
-	if version != "2.0" {
-		return nil, fmt.Errorf("invalid message version tag %q; expected %q", version, "2.0")
+	if v != "2.0" {
+		return nil, fmt.Errorf("invalid message version tag %q; expected %q", v, "2.0")
 	}
-	var rawID any
-	if v, ok := members["id"]; ok {
-		if err := json.Unmarshal(v, &rawID); err != nil {
-			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
-		}
+	rawID, err := decodeID(id)
+	if err != nil {
+		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 	}
-	id, err := jsonrpc.MakeID(rawID)
+	msgID, err := jsonrpc.MakeID(rawID)
 	if err != nil {
 		return nil, err
 	}
 	// A method member, even "" or null, makes a request, as for the SDK.
-	if m, ok := members["method"]; ok {
-		var method string
-		if err := json.Unmarshal(m, &method); err != nil {
+	if hasMethod {
+		m, err := decodeString(method)
+		if err != nil {
 			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 		}
-		return &jsonrpc.Request{Method: method, ID: id, Params: members["params"]}, nil
+		return &jsonrpc.Request{Method: m, ID: msgID, Params: params}, nil
 	}
-	if !id.IsValid() {
+	if !msgID.IsValid() {
 		return nil, errInvalidRequest
 	}
-	resp := &jsonrpc.Response{ID: id, Result: members["result"]}
-	if e, ok := members["error"]; ok && !isNull(e) {
-		var werr jsonrpc.Error
-		if err := json.Unmarshal(e, &werr); err != nil {
+	resp := &jsonrpc.Response{ID: msgID, Result: result}
+	if errMember != nil && !isNull(errMember) {
+		werr, err := decodeError(errMember)
+		if err != nil {
 			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 		}
-		resp.Error = &werr
+		resp.Error = werr
 	}
 	return resp, nil
+}
+
+// eachMember calls fn with the name and the value of each member of the
+// object obj, in valid JSON, in order. The name is unescaped; the value is
+// the member's bytes, without the whitespace around them.
+func eachMember(obj []byte, fn func(name, value []byte)) error {
+	for i := skipSpace(obj, 1); obj[i] != '}'; {
+		nameStart, nameEnd := i, skipString(obj, i)
+		name := obj[nameStart+1 : nameEnd-1]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			var n string
+			if err := json.Unmarshal(obj[nameStart:nameEnd], &n); err != nil {
+				return err
+			}
+			name = []byte(n)
+		}
+		i = skipSpace(obj, nameEnd)
+		i = skipSpace(obj, i+1) // past the colon
+		end := skipValue(obj, i)
+		fn(name, obj[i:end:end])
+		i = skipSpace(obj, end)
+		if obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+	}
+	return nil
+}
+
+// decodeError decodes the error member of an answer, its member names
+// matched exactly as the SDK's decoder does (encoding/json would take
+// "Code" for "code").
+func decodeError(v []byte) (*jsonrpc.Error, error) {
+	var werr jsonrpc.Error
+	if v[0] != '{' {
+		// Not an object: let encoding/json say why it cannot be one.
+		err := json.Unmarshal(v, &werr)
+		return &werr, err
+	}
+	var err error
+	_ = eachMember(v, func(name, value []byte) {
+		if err != nil {
+			return
+		}
+		switch string(name) {
+		case "code":
+			err = json.Unmarshal(value, &werr.Code)
+		case "message":
+			if !isNull(value) {
+				werr.Message, err = decodeString(value)
+			}
+		case "data":
+			werr.Data = json.RawMessage(value)
+		}
+	})
+	return &werr, err
+}
+
+// decodeString decodes a JSON value into a string as json.Unmarshal does
+// (null is ""), without it when the value is a string with nothing to
+// unescape or replace.
+func decodeString(v []byte) (string, error) {
+	if len(v) >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
+		return string(v[1 : len(v)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(v, &s)
+	return s, err
+}
+
+// decodeID decodes an id member as json.Unmarshal into an any does: nil
+// when absent or null, float64 for a number, string for a string; other
+// values come back as they decode, for jsonrpc.MakeID to refuse.
+func decodeID(v []byte) (any, error) {
+	switch {
+	case v == nil || string(v) == "null":
+		return nil, nil
+	case v[0] == '"':
+		return decodeString(v)
+	case v[0] == '-' || ('0' <= v[0] && v[0] <= '9'):
+		if f, err := strconv.ParseFloat(string(v), 64); err == nil {
+			return f, nil
+		}
+	}
+	var x any
+	err := json.Unmarshal(v, &x)
+	return x, err
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON whitespace.
+func skipSpace(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipString returns the index just past the string that starts at i, in
+// JSON already known to be valid.
+func skipString(data []byte, i int) int {
+	for i++; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// skipValue returns the index just past the value that starts at i, in
+// JSON already known to be valid.
+func skipValue(data []byte, i int) int {
+	switch data[i] {
+	case '"':
+		return skipString(data, i)
+	case '{', '[':
+		depth := 0
+		for i < len(data) {
+			switch data[i] {
+			case '"':
+				i = skipString(data, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(data) {
+		switch data[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// encodeMessage encodes msg exactly as jsonrpc.EncodeMessage does (the
+// members in the SDK's order, params and result compacted, no HTML
+// escaping), without encoding/json's reflection over the SDK's wire struct
+// and its interface-typed ID: the relay encodes every message it passes on.
+// An error answer, which the relay rarely sends, is left to the SDK.
+// TestEncodeMessageAsSDK and FuzzEncodeMessage hold the two to the same
+// bytes; BenchmarkEncodeMessage compares them.
+func encodeMessage(msg jsonrpc.Message) ([]byte, error) {
+	var id jsonrpc.ID
+	var method string
+	var body []byte
+	var bodyName string
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		id, method, body, bodyName = m.ID, m.Method, m.Params, `,"params":`
+	case *jsonrpc.Response:
+		if m.Error != nil {
+			return jsonrpc.EncodeMessage(msg)
+		}
+		id, body, bodyName = m.ID, m.Result, `,"result":`
+	default:
+		return jsonrpc.EncodeMessage(msg)
+	}
+	var buf bytes.Buffer
+	buf.Grow(64 + len(method) + len(body))
+	buf.WriteString(`{"jsonrpc":"2.0"`)
+	switch v := id.Raw().(type) {
+	case nil:
+	case int64:
+		buf.WriteString(`,"id":`)
+		buf.Write(strconv.AppendInt(buf.AvailableBuffer(), v, 10))
+	case string:
+		buf.WriteString(`,"id":`)
+		if err := appendString(&buf, v); err != nil {
+			return nil, err
+		}
+	default:
+		return jsonrpc.EncodeMessage(msg)
+	}
+	if method != "" {
+		buf.WriteString(`,"method":`)
+		if err := appendString(&buf, method); err != nil {
+			return nil, err
+		}
+	}
+	if len(body) > 0 {
+		buf.WriteString(bodyName)
+		if err := json.Compact(&buf, body); err != nil {
+			return nil, fmt.Errorf("marshaling jsonrpc message: %w", err)
+		}
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// appendString writes s as a JSON string, as encoding/json without HTML
+// escaping does; printable ASCII with nothing to escape, which method
+// names and IDs are, is written as it is.
+func appendString(buf *bytes.Buffer, s string) error {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			b, err := marshalJSON(s)
+			if err != nil {
+				return fmt.Errorf("marshaling jsonrpc message: %w", err)
+			}
+			buf.Write(b)
+			return nil
+		}
+	}
+	buf.WriteByte('"')
+	buf.WriteString(s)
+	buf.WriteByte('"')
+	return nil
+}
+
+// toolCallParams reads the tool's name and the _meta of tools/call params,
+// member names matched exactly, as the SDK's decoder does. The arguments,
+// most of the bytes, are skipped over rather than decoded into a struct
+// field that is thrown away: every call the relay forwards goes through
+// here.
+func toolCallParams(params json.RawMessage) (name string, meta map[string]any) {
+	i := skipSpace(params, 0)
+	if i == len(params) || params[i] != '{' || !json.Valid(params) {
+		return "", nil // not an object: the upstream will say so
+	}
+	_ = eachMember(params[i:], func(k, v []byte) {
+		switch string(k) {
+		case "name":
+			name, _ = decodeString(v)
+		case "_meta":
+			meta = nil
+			_ = json.Unmarshal(v, &meta)
+		}
+	})
+	return name, meta
 }
 
 // errInvalidRequest is the SDK's answer to a message that is neither a

@@ -27,7 +27,17 @@ var messageSeeds = []string{
 	`{"jsonrpc":"2.0","id":1,"method":7}`,
 	`{"jsonrpc":"2.0","id":1,"result":{},"jsonrpc":"2.0"}`,
 	` { "result" : { "z" : 1 } , "id" : "x" , "jsonrpc" : "2.0" , "vendor" : true } `,
-	`[]`, `null`, `"x"`, `{`, ``,
+	`{"jsonrpc":"2.0","\u0069d":3,"method":"x","params":{"a":"}{]["}}`,
+	`{"jsonrpc":"2.0","id":-0,"method":"t\u00e9st","params":[ 1 , {"\"":"\\"} ]}`,
+	`{"jsonrpc":"2.0","id":1e400,"result":{}}`,
+	`{"jsonrpc":"2.0","id":9007199254740993,"result":{}}`,
+	`{"jsonrpc":"2.0","id":"\ud83d\ude00","result":"<&>\u2028"}`,
+	`{"jsonrpc":"2.0","id":"x","method":"a","method":"b","params":null}`,
+	"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}",
+	"\t{\"jsonrpc\" :\n\"2.0\", \"id\" : [1], \"result\":{}}\n",
+	`{"jsonrpc":"2.0","id":{},"result":{}}`,
+	`{"jsonrpc":2,"id":1,"result":{}}`,
+	`[]`, `null`, `"x"`, `{`, ``, ` `,
 }
 
 // TestDecodeMessageAsSDK: the proxy's decoder yields what the SDK's does,
@@ -111,11 +121,12 @@ func TestIsErrorResult(t *testing.T) {
 	}
 }
 
-// BenchmarkDecodeMessage compares the SDK's decoder with the proxy's on a
-// typical tools/call answer.
+// BenchmarkDecodeMessage compares the SDK's decoder, a decoder into a map
+// of members (what the proxy did before), and the proxy's on a typical
+// tools/call answer.
 func BenchmarkDecodeMessage(b *testing.B) {
 	msg := []byte(`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"fine"}],"structuredContent":{"rows":[1,2,3]}}}`)
-	for name, decode := range map[string]func([]byte) (jsonrpc.Message, error){"sdk": jsonrpc.DecodeMessage, "proxy": decodeMessage} {
+	for name, decode := range map[string]func([]byte) (jsonrpc.Message, error){"sdk": jsonrpc.DecodeMessage, "map": decodeViaMap, "proxy": decodeMessage} {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -124,5 +135,136 @@ func BenchmarkDecodeMessage(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// decodeViaMap is the proxy's former decoder, into a map of members, for
+// BenchmarkDecodeMessage.
+func decodeViaMap(data []byte) (jsonrpc.Message, error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(data, &members); err != nil {
+		return nil, err
+	}
+	var version, method string
+	var rawID any
+	if err := json.Unmarshal(members["jsonrpc"], &version); err != nil || version != "2.0" {
+		return nil, errInvalidRequest
+	}
+	if v, ok := members["id"]; ok {
+		if err := json.Unmarshal(v, &rawID); err != nil {
+			return nil, err
+		}
+	}
+	id, err := jsonrpc.MakeID(rawID)
+	if err != nil {
+		return nil, err
+	}
+	if m, ok := members["method"]; ok {
+		if err := json.Unmarshal(m, &method); err != nil {
+			return nil, err
+		}
+		return &jsonrpc.Request{Method: method, ID: id, Params: members["params"]}, nil
+	}
+	return &jsonrpc.Response{ID: id, Result: members["result"]}, nil
+}
+
+// encodeSeeds are messages whose encoding could go wrong: IDs and methods
+// that need escaping, bodies with whitespace, HTML characters, line
+// separators, and an error answer.
+func encodeSeeds(t testing.TB) []jsonrpc.Message {
+	id := func(v any) jsonrpc.ID {
+		i, err := jsonrpc.MakeID(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return i
+	}
+	return []jsonrpc.Message{
+		&jsonrpc.Request{ID: id(float64(1)), Method: "tools/call", Params: json.RawMessage("{ \"name\" : \"x\",\n\t\"arguments\": {\"q\": \"<a & b>\\u2028\u2028\"} }")},
+		&jsonrpc.Request{Method: "notifications/initialized"},
+		&jsonrpc.Request{ID: id("a\"b\\c\u00e9\x01\u2028\xff"), Method: "m\té<"},
+		&jsonrpc.Request{ID: id(float64(-7)), Method: ""},
+		&jsonrpc.Response{ID: id(float64(9007199254740993)), Result: json.RawMessage(`{"content":[{"type":"text","text":"fine"}]}`)},
+		&jsonrpc.Response{ID: id("x"), Result: nil},
+		&jsonrpc.Response{ID: id("x"), Result: json.RawMessage(`not json`)},
+		&jsonrpc.Response{ID: id(float64(2)), Error: &jsonrpc.Error{Code: -32601, Message: "no <such> method", Data: json.RawMessage(`{"x": 1}`)}},
+	}
+}
+
+// TestEncodeMessageAsSDK: the proxy's encoder writes what the SDK's does,
+// byte for byte, and refuses what it refuses.
+func TestEncodeMessageAsSDK(t *testing.T) {
+	t.Parallel()
+	msgs := encodeSeeds(t)
+	for _, s := range messageSeeds {
+		if m, err := jsonrpc.DecodeMessage([]byte(s)); err == nil {
+			msgs = append(msgs, m)
+		}
+	}
+	for _, m := range msgs {
+		checkEncodesAsSDK(t, m)
+	}
+}
+
+// FuzzEncodeMessage: for any message the SDK decodes, the proxy's encoder
+// agrees with the SDK's.
+func FuzzEncodeMessage(f *testing.F) {
+	for _, s := range messageSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if m, err := jsonrpc.DecodeMessage(data); err == nil {
+			checkEncodesAsSDK(t, m)
+		}
+	})
+}
+
+func checkEncodesAsSDK(t *testing.T, m jsonrpc.Message) {
+	t.Helper()
+	want, wantErr := jsonrpc.EncodeMessage(m)
+	got, gotErr := encodeMessage(m)
+	if (wantErr == nil) != (gotErr == nil) || string(got) != string(want) {
+		t.Fatalf("%#v:\n SDK   %s (%v)\n proxy %s (%v)", m, want, wantErr, got, gotErr)
+	}
+}
+
+// BenchmarkEncodeMessage compares the SDK's encoder with the proxy's on a
+// typical tools/call answer.
+func BenchmarkEncodeMessage(b *testing.B) {
+	m, err := jsonrpc.DecodeMessage([]byte(`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"fine"}],"structuredContent":{"rows":[1,2,3]}}}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for name, encode := range map[string]func(jsonrpc.Message) ([]byte, error){"sdk": jsonrpc.EncodeMessage, "proxy": encodeMessage} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := encode(m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func TestToolCallParams(t *testing.T) {
+	t.Parallel()
+	for params, want := range map[string]struct {
+		name string
+		meta string
+	}{
+		`{"name":"send","arguments":{"name":"not this","_meta":{"x":1}},"_meta":{"progressToken":7}}`: {"send", `{"progressToken":7}`},
+		` { "_meta" : null , "\u006eame" : "s\u00e9nd" } `:                                            {"sénd", `null`},
+		`{"Name":"send","_META":{"x":1}}`:                                                             {"", `null`},
+		`{"name":7,"_meta":{"traceparent":"00-1-2-01"}}`:                                              {"", `{"traceparent":"00-1-2-01"}`},
+		`["name","send"]`: {"", `null`},
+		`null`:            {"", `null`},
+		`{"name":"send"`:  {"", `null`},
+	} {
+		name, meta := toolCallParams(json.RawMessage(params))
+		b, _ := json.Marshal(meta)
+		if name != want.name || string(b) != want.meta {
+			t.Errorf("toolCallParams(%s) = %q, %s; want %q, %s", params, name, b, want.name, want.meta)
+		}
 	}
 }

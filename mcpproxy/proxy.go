@@ -543,20 +543,15 @@ func (s *session) track(req *jsonrpc.Request) {
 	c := &call{method: req.Method}
 	switch req.Method {
 	case "tools/call":
-		var p struct {
-			Name string         `json:"name"`
-			Meta map[string]any `json:"_meta"`
-		}
-		_ = json.Unmarshal(req.Params, &p)
-		c.tool, c.meta = p.Name, p.Meta
+		c.tool, c.meta = toolCallParams(req.Params)
 		s.mu.Lock()
 		version := s.protocolVersion
 		s.mu.Unlock()
-		if v, ok := p.Meta[mcp.MetaKeyProtocolVersion].(string); ok {
+		if v, ok := c.meta[mcp.MetaKeyProtocolVersion].(string); ok {
 			version = v
 		}
 		c.opCtx, c.op = s.p.cfg.Telemetry.Start(context.Background(), mcpfailure.OperationInfo{
-			Method: req.Method, Tool: p.Name, RequestMeta: p.Meta, RequestID: req.ID.Raw(),
+			Method: req.Method, Tool: c.tool, RequestMeta: c.meta, RequestID: req.ID.Raw(),
 			ProtocolVersion: version, SessionID: s.client.SessionID(),
 		})
 	case "tools/list":

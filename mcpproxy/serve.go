@@ -667,7 +667,7 @@ var errNoClientStream = errors.New("the client has no open stream to receive it 
 // Write routes a message from the upstream to one of the client's streams;
 // see Handler for the rules.
 func (s *httpSession) Write(ctx context.Context, msg jsonrpc.Message) error {
-	data, err := jsonrpc.EncodeMessage(msg)
+	data, err := encodeMessage(msg)
 	if err != nil {
 		return err
 	}

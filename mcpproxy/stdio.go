@@ -316,7 +316,7 @@ func lineID(head, tail []byte) jsonrpc.ID {
 }
 
 func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
-	data, err := jsonrpc.EncodeMessage(msg)
+	data, err := encodeMessage(msg)
 	if err != nil {
 		return err
 	}

@@ -315,7 +315,7 @@ func (c *httpUpstreamConn) Write(ctx context.Context, msg jsonrpc.Message) error
 		return c.failErr
 	default:
 	}
-	data, err := jsonrpc.EncodeMessage(msg)
+	data, err := encodeMessage(msg)
 	if err != nil {
 		return err
 	}

@@ -1,19 +1,29 @@
-// Command demo runs the toolFailure proposal end to end on one machine, with
-// nothing to install:
+// Command demo runs the toolFailure proposal end to end on one machine:
 //
+//	npm ci --prefix examples/demo   # once, for part 2 (Node >= 18)
 //	go run ./examples/demo -out toolfailure-demo
 //	go run ./cmd/toolfailure conform toolfailure-demo/*.json
 //
 // It starts the toolfailure service in-process on the embedded store (a
-// fresh database in a temporary directory), an MCP server whose tools fail
-// in each class of the proposal, and an MCP client that calls every tool
-// through a mcpfailure.Dispatcher. For each call it prints what the client
-// saw and what it decided (retried, stopped, asked the user), with the
-// correlation IDs, then looks one ID up the way a support engineer would.
+// fresh database in a temporary directory). Part 1: an MCP server whose
+// tools fail in each class of the proposal, and an MCP client that calls
+// every tool through a mcpfailure.Dispatcher. For each call it prints what
+// the client saw and what it decided (retried, stopped, asked the user),
+// with the correlation IDs, then looks one ID up the way a support engineer
+// would.
 //
-// The MCP server speaks streamable HTTP on a local port, as a deployed server
-// would, and the service is reached over HTTP with an API key: the only
-// thing in-process about the demo is that all three run in one binary.
+// Part 2: a server that knows nothing of the proposal, the official MCP
+// filesystem server from npm, unmodified, started over stdio by the proxy
+// (mcpproxy, the relay of "toolfailure proxy --listen"); the same client
+// calls it through the proxy. For a denied read and a missing file it
+// prints what a client that does not know the proposal gets beside what
+// the Dispatcher reads from the key the proxy added and decides. Without
+// Node or the package it prints one line saying so and skips the part.
+//
+// The MCP servers speak streamable HTTP on local ports (part 2: the proxy
+// does), as deployed servers would, and the service is reached over HTTP
+// with an API key: the only thing in-process about the demo is that the
+// service, the servers and the client run in one binary.
 //
 // With -server and -key it uses a running service instead (the key needs
 // the report and lookup scopes). With -out it writes every tool result the
@@ -57,19 +67,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "directory to write each tool result to, as JSON, for `toolfailure conform`")
 	serviceURL := fs.String("server", "", "use this running toolfailure service instead of an in-process one")
 	key := fs.String("key", os.Getenv("TOOLFAILURE_KEY"), "API key for -server, with scopes report and lookup (env TOOLFAILURE_KEY)")
+	node := fs.String("node", "", "Node binary for the third-party part (default: node on PATH)")
+	fsPkg := fs.String("filesystem-server", "", "directory of the installed "+filesystemPackage+" package (default: examples/demo/node_modules, from "+installHint+")")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if err := demo(ctx, *out, *serviceURL, *key, stdout, stderr); err != nil {
+	opts := options{outDir: *out, serviceURL: *serviceURL, key: *key, node: *node, filesystemPackage: *fsPkg}
+	if err := demo(ctx, opts, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "demo:", err)
 		return 1
 	}
 	return 0
 }
 
-func demo(ctx context.Context, outDir, serviceURL, key string, w, logw io.Writer) error {
+// options are the demo's flags.
+type options struct {
+	outDir, serviceURL, key string
+	// node and filesystemPackage locate the third-party part's server;
+	// empty means node on PATH and the package npm ci installs.
+	node, filesystemPackage string
+}
+
+func demo(ctx context.Context, o options, w, logw io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
+	outDir, serviceURL, key := o.outDir, o.serviceURL, o.key
 
 	where := serviceURL
 	if serviceURL == "" {
@@ -115,7 +137,9 @@ func demo(ctx context.Context, outDir, serviceURL, key string, w, logw io.Writer
 		return err
 	}
 
-	fmt.Fprintf(w, "toolfailure demo\n  service     %s\n  MCP server  %s (streamable HTTP), client trusts it\n\n", where, mcpURL)
+	fmt.Fprintf(w, "toolfailure demo\n  service     %s\n\n", where)
+	fmt.Fprintf(w, "Part 1: the project's own Go MCP server, with the toolFailure middleware\n")
+	fmt.Fprintf(w, "  MCP server  %s (streamable HTTP), client trusts it\n\n", mcpURL)
 
 	var lookupID string
 	for i, sc := range scenarios {
@@ -136,6 +160,13 @@ func demo(ctx context.Context, outDir, serviceURL, key string, w, logw io.Writer
 	}
 	if st := annotator.Stats(); st.Missed > 0 {
 		fmt.Fprintf(w, "\nnote: %d failed results went out unclassified (service slow or down); see the log above\n", st.Missed)
+	}
+
+	fmt.Fprintln(w)
+	if fsrv, why := findFilesystemServer(ctx, o.node, o.filesystemPackage); fsrv == nil {
+		fmt.Fprintln(w, skippedLine+why)
+	} else if err := thirdParty(ctx, w, logw, len(scenarios)+1, fsrv, serviceURL, key, rec); err != nil {
+		return fmt.Errorf("third-party server part: %w", err)
 	}
 	if outDir != "" {
 		files, err := rec.write(outDir)
@@ -293,7 +324,18 @@ func printLookup(ctx context.Context, w io.Writer, failures interface {
 		classwire.Word(f.GetClass()), f.GetCode(), f.GetRuleId(),
 		f.GetCreatedAt().AsTime().Format(time.RFC3339))
 	e := f.GetError()
-	fmt.Fprintf(w, "   error %q (type %s, HTTP %d)\n", e.GetMessage(), e.GetType(), e.GetHttpStatus())
+	var about []string
+	if e.GetType() != "" {
+		about = append(about, "type "+e.GetType())
+	}
+	if e.GetHttpStatus() != 0 {
+		about = append(about, fmt.Sprintf("HTTP %d", e.GetHttpStatus()))
+	}
+	fmt.Fprintf(w, "   error %q", e.GetMessage())
+	if len(about) > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(about, ", "))
+	}
+	fmt.Fprintln(w)
 	return nil
 }
 
@@ -323,6 +365,7 @@ type recorder struct {
 
 type recorded struct {
 	tool string
+	call string // tool and arguments: the attempts of one call share it
 	doc  []byte
 }
 
@@ -332,7 +375,8 @@ func (r *recorder) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if p, ok := req.GetParams().(*mcp.CallToolParams); ok && err == nil {
 			if doc, merr := json.MarshalIndent(res, "", "  "); merr == nil {
 				r.mu.Lock()
-				r.results = append(r.results, recorded{p.Name, doc})
+				args, _ := json.Marshal(p.Arguments)
+				r.results = append(r.results, recorded{p.Name, p.Name + string(args), doc})
 				r.mu.Unlock()
 			}
 		}
@@ -349,8 +393,8 @@ func (r *recorder) write(dir string) ([]string, error) {
 	attempts := map[string]int{}
 	var files []string
 	for i, rec := range r.results {
-		attempts[rec.tool]++
-		name := filepath.Join(dir, fmt.Sprintf("%02d-%s-attempt%d.json", i+1, rec.tool, attempts[rec.tool]))
+		attempts[rec.call]++
+		name := filepath.Join(dir, fmt.Sprintf("%02d-%s-attempt%d.json", i+1, rec.tool, attempts[rec.call]))
 		if err := os.WriteFile(name, append(rec.doc, '\n'), 0o644); err != nil {
 			return nil, fmt.Errorf("write %s: %w", name, err)
 		}
