@@ -233,20 +233,8 @@ when records remain, the last line (the nextPageToken with --output json) says h
 				return usageErrorf("--page-size %d: must be from 1 to %d", pageSize, maxPageSize)
 			}
 			filter := &v1.FailureFilter{Tool: tool, Class: class, Code: code, TraceId: traceID}
-			now := time.Now()
-			for _, tf := range []struct {
-				name string
-				val  string
-				dst  **timestamppb.Timestamp
-			}{{"since", since, &filter.Since}, {"until", until, &filter.Until}} {
-				if tf.val == "" {
-					continue
-				}
-				t, err := parseWhen(tf.val, now)
-				if err != nil {
-					return usageErrorf("--%s: %v", tf.name, err)
-				}
-				*tf.dst = timestamppb.New(t)
+			if err := parseWindow(since, until, &filter.Since, &filter.Until); err != nil {
+				return err
 			}
 			client, err := cf.client()
 			if err != nil {
@@ -319,6 +307,27 @@ func listAll(ctx context.Context, svc toolfailurev1connect.FailureServiceClient,
 		}
 	}
 	return all, token, early, nil
+}
+
+// parseWindow sets *sinceTS and *untilTS from the --since and --until values (each an RFC 3339
+// time or a duration before now; empty leaves it unset), or returns the usage error that names
+// the flag.
+func parseWindow(since, until string, sinceTS, untilTS **timestamppb.Timestamp) error {
+	now := time.Now()
+	for _, tf := range []struct {
+		name, val string
+		dst       **timestamppb.Timestamp
+	}{{"since", since, sinceTS}, {"until", until, untilTS}} {
+		if tf.val == "" {
+			continue
+		}
+		t, err := parseWhen(tf.val, now)
+		if err != nil {
+			return usageErrorf("--%s: %v", tf.name, err)
+		}
+		*tf.dst = timestamppb.New(t)
+	}
+	return nil
 }
 
 // parseWhen reads an RFC 3339 time or a duration before now ("90m").

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
@@ -56,19 +54,8 @@ to teach the service with "toolfailure rules suggest FINGERPRINT".`,
 				return usageErrorf("--order %q: use count or last_seen", order)
 			}
 			filter := &v1.GroupFilter{Tool: tool, Class: class, Code: code, Unclassified: unclassified}
-			now := time.Now()
-			for _, tf := range []struct {
-				name, val string
-				dst       **timestamppb.Timestamp
-			}{{"since", since, &filter.Since}, {"until", until, &filter.Until}} {
-				if tf.val == "" {
-					continue
-				}
-				t, err := parseWhen(tf.val, now)
-				if err != nil {
-					return usageErrorf("--%s: %v", tf.name, err)
-				}
-				*tf.dst = timestamppb.New(t)
+			if err := parseWindow(since, until, &filter.Since, &filter.Until); err != nil {
+				return err
 			}
 			client, err := cf.client()
 			if err != nil {
@@ -153,19 +140,8 @@ records in the window (default the last 24 hours).`,
 				return err
 			}
 			req := &v1.GetGroupRequest{Fingerprint: args[0]}
-			now := time.Now()
-			for _, tf := range []struct {
-				name, val string
-				dst       **timestamppb.Timestamp
-			}{{"since", since, &req.Since}, {"until", until, &req.Until}} {
-				if tf.val == "" {
-					continue
-				}
-				t, err := parseWhen(tf.val, now)
-				if err != nil {
-					return usageErrorf("--%s: %v", tf.name, err)
-				}
-				*tf.dst = timestamppb.New(t)
+			if err := parseWindow(since, until, &req.Since, &req.Until); err != nil {
+				return err
 			}
 			client, err := cf.client()
 			if err != nil {
