@@ -318,42 +318,14 @@ func (s *Store) GetFailure(ctx context.Context, tenantID int64, id [16]byte) (st
 // ListFailures builds its WHERE clause from the filters that are set, so that the planner sees
 // plain equality and range predicates and can pick the index that ends in id (see the migration).
 func (s *Store) ListFailures(ctx context.Context, tenantID int64, q store.ListQuery) ([]store.Failure, error) {
-	var (
-		where = []string{"tenant_id = $1"}
-		args  = []any{tenantID}
-	)
-	add := func(cond string, arg any) {
-		args = append(args, arg)
-		where = append(where, fmt.Sprintf(cond, len(args)))
+	preds, err := canonical.ListPredicates(tenantID, q)
+	if err != nil {
+		return nil, err
 	}
-	fl := canonical.Filter(q.Filter)
-	if fl.Tool != "" {
-		add("tool = $%d", fl.Tool)
-	}
-	if fl.Class != "" {
-		add("class = $%d", fl.Class)
-	}
-	if fl.Code != "" {
-		add("code = $%d", fl.Code)
-	}
-	if fl.TraceID != "" {
-		add("trace_id = $%d", strings.ToLower(fl.TraceID))
-	}
-	if fl.Fingerprint != "" {
-		key, ok := store.FingerprintKey(fl.Fingerprint)
-		if !ok {
-			return nil, fmt.Errorf("list failures of tenant %d: %w: fingerprint %q", tenantID, store.ErrInvalid, fl.Fingerprint)
-		}
-		add("fingerprint = $%d", key)
-	}
-	if !fl.Since.IsZero() {
-		add("created_at >= $%d", canonical.Time(fl.Since))
-	}
-	if !fl.Until.IsZero() {
-		add("created_at < $%d", canonical.Time(fl.Until))
-	}
-	if q.After != nil {
-		add("id < $%d", *q.After)
+	where, args := []string{"tenant_id = $1"}, []any{tenantID}
+	for _, p := range preds {
+		args = append(args, p.Val)
+		where = append(where, p.Cond+"$"+strconv.Itoa(len(args)))
 	}
 	args = append(args, canonical.Limit(q.Limit))
 	sqlText := `SELECT ` + failureColumns + ` FROM failures WHERE ` + strings.Join(where, " AND ") +

@@ -362,42 +362,21 @@ func (s *Store) GetFailure(ctx context.Context, tenantID int64, id [16]byte) (st
 // ListFailures mirrors the PostgreSQL query: only the filters that are set become predicates, so
 // that SQLite's planner can choose the index that ends in id.
 func (s *Store) ListFailures(ctx context.Context, tenantID int64, q store.ListQuery) ([]store.Failure, error) {
-	var (
-		where = []string{"tenant_id = ?"}
-		args  = []any{tenantID}
-	)
-	add := func(cond string, arg any) {
-		where = append(where, cond)
-		args = append(args, arg)
+	preds, err := canonical.ListPredicates(tenantID, q)
+	if err != nil {
+		return nil, err
 	}
-	fl := canonical.Filter(q.Filter)
-	if fl.Tool != "" {
-		add("tool = ?", fl.Tool)
-	}
-	if fl.Class != "" {
-		add("class = ?", fl.Class)
-	}
-	if fl.Code != "" {
-		add("code = ?", fl.Code)
-	}
-	if fl.TraceID != "" {
-		add("trace_id = ?", strings.ToLower(fl.TraceID))
-	}
-	if fl.Fingerprint != "" {
-		key, ok := store.FingerprintKey(fl.Fingerprint)
-		if !ok {
-			return nil, fmt.Errorf("list failures of tenant %d: %w: fingerprint %q", tenantID, store.ErrInvalid, fl.Fingerprint)
+	where, args := []string{"tenant_id = ?"}, []any{tenantID}
+	for _, p := range preds {
+		v := p.Val
+		switch x := v.(type) {
+		case time.Time:
+			v = x.UnixMicro() // the schema's integer microseconds
+		case [16]byte:
+			v = x[:]
 		}
-		add("fingerprint = ?", key)
-	}
-	if !fl.Since.IsZero() {
-		add("created_at >= ?", canonical.Time(fl.Since).UnixMicro())
-	}
-	if !fl.Until.IsZero() {
-		add("created_at < ?", canonical.Time(fl.Until).UnixMicro())
-	}
-	if q.After != nil {
-		add("id < ?", q.After[:])
+		args = append(args, v)
+		where = append(where, p.Cond+"?")
 	}
 	args = append(args, canonical.Limit(q.Limit))
 	query := `SELECT ` + failureColumns + ` FROM failures WHERE ` + strings.Join(where, " AND ") +

@@ -1,6 +1,8 @@
 package canonical
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -59,4 +61,50 @@ func Limit(n int) int {
 	default:
 		return n
 	}
+}
+
+// Predicate is one condition of a ListFailures query after tenant_id: the column and operator
+// ("tool = ", "created_at >= "), to which a backend appends its placeholder, and the value, a
+// string, a canonical time.Time or a [16]byte ID that the backend encodes its own way.
+type Predicate struct {
+	Cond string
+	Val  any
+}
+
+// ListPredicates are the conditions of q.Filter and q.After, in a fixed order: only the filters
+// that are set, so that the planner sees plain equality and range predicates and can pick the
+// index that ends in id. Both backends build their ListFailures from them.
+func ListPredicates(tenantID int64, q store.ListQuery) ([]Predicate, error) {
+	fl := Filter(q.Filter)
+	var out []Predicate
+	add := func(cond string, v any) { out = append(out, Predicate{cond, v}) }
+	if fl.Tool != "" {
+		add("tool = ", fl.Tool)
+	}
+	if fl.Class != "" {
+		add("class = ", fl.Class)
+	}
+	if fl.Code != "" {
+		add("code = ", fl.Code)
+	}
+	if fl.TraceID != "" {
+		add("trace_id = ", strings.ToLower(fl.TraceID))
+	}
+	if fl.Fingerprint != "" {
+		key, ok := store.FingerprintKey(fl.Fingerprint)
+		if !ok {
+			return nil, fmt.Errorf("list failures of tenant %d: %w: fingerprint %q", tenantID, store.ErrInvalid, fl.Fingerprint)
+		}
+		add("fingerprint = ", key)
+	}
+	if !fl.Since.IsZero() {
+		add("created_at >= ", Time(fl.Since))
+	}
+	if !fl.Until.IsZero() {
+		add("created_at < ", Time(fl.Until))
+	}
+	if q.After != nil {
+		add("id < ", *q.After)
+	}
+	return out, nil
 }
