@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -117,10 +118,18 @@ func overriddenPacks(rules []*compiled) []bool {
 // model, so that the first classification does not pay for them (under a
 // loaded machine that can exceed a caller's budget), and reports a pack
 // that does not compile, which would otherwise panic on first use.
+//
+// Compiling the packs (their CEL programs and the needle automaton) is a
+// one-time burst of garbage many times the size of what it keeps, and it
+// leaves the heap grown and the collector's target high; a collection and
+// a return of the freed memory to the operating system right after it
+// keep a service that has just started from holding that as resident
+// memory.
 func LoadBaseline() error {
 	if _, err := loadPacks(); err != nil {
 		return err
 	}
 	classify.DefaultEngine()
+	debug.FreeOSMemory()
 	return nil
 }
