@@ -48,6 +48,8 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "StaleElementReferenceException: stale element reference: element is not attached to the page document", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient."},
 		// Platform policies and git without a way to ask for credentials.
 		{msg: `admission webhook "policy.example.io" denied the request: images must come from the internal registry`, class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.policy-"},
+		{msg: "The site's robots.txt (https://example.org/robots.txt) specifies that autonomous fetching of this page is not allowed", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.policy-"},
+		{msg: "MCP error -32602: Tool export_all disabled", class: classify.Governance, code: classify.CodePolicyBlocked, family: "agents."},
 		{msg: "fatal: could not read Password for 'https://git.example.com': No such device or address", class: classify.Governance, code: classify.CodeAuthRequired, family: "devtools."},
 	}
 	var none *ruleset.Set
