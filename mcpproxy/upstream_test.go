@@ -208,7 +208,6 @@ func TestResumedResponseStream(t *testing.T) {
 		for i := range 2 {
 			req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: 10 * time.Millisecond})
 			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i + 1)})
-			time.Sleep(30 * time.Millisecond)
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "resumed"}}}, nil
 	})
