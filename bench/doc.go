@@ -38,11 +38,11 @@
 //
 // With --seed N the run then adds N records with COPY (in time order over 30 days, as a service
 // would have written them, then VACUUM ANALYZE), starts a fresh service, and measures what a
-// support engineer waits for: GetFailure of 2,000 random records (p50, p99; floor p99 <= 2 ms) and
-// the first page of ListFailures unfiltered and with each kind of filter (floor p50 <= 20 ms), and
-// it reports the table's size per record, indexes included, and a page of ListGroups over the last
-// 24 hours, by count, by last seen, unclassified and for one tool (floor p50 <= 50 ms, p99 <= 200
-// ms); seeded records fall into 2,000 problems with Zipf-distributed frequencies. --schema keeps the schema, so that a
+// support engineer waits for: GetFailure of 2,000 random records (p50, p99; floor FloorGetP99) and
+// the first page of ListFailures unfiltered and with each kind of filter (floor FloorListFirstPage),
+// and it reports the table's size per record, indexes included, and a page of ListGroups over the
+// last 24 hours, by count, by last seen, unclassified and for one tool (floors FloorGroupsP50 and
+// FloorGroupsP99); seeded records fall into 2,000 problems with Zipf-distributed frequencies. --schema keeps the schema, so that a
 // seeded table can be measured again with --lookups and no new seeding.
 //
 // --zero-work-args passes flags to the zero-work handler. With "--commit-wait 1ms" it waits for a
