@@ -2,10 +2,11 @@ package ruleset
 
 import (
 	"cmp"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/omcp/toolfailure/classify"
 )
 
 // NearRule is a pack rule that shares literal text with a message its
@@ -23,27 +24,20 @@ type NearRule struct {
 // messages to say anything.
 const minShared = 10
 
-// packLiteral is what NearestPackRules reads of one pack rule: the
-// literals worth sharing (trimmed, folded) and the pattern.
-type packLiteral struct {
-	literals []string
-	re       *regexp.Regexp
-}
-
-// packLiterals are every pack rule's, by rule position, computed once.
-var packLiterals = sync.OnceValue(func() []packLiteral {
+// packLiterals are the literals worth sharing (trimmed, folded) of every
+// pack rule's messageMatches, by rule position, computed once.
+var packLiterals = sync.OnceValue(func() [][]string {
 	st := packs()
-	out := make([]packLiteral, len(st.set.rules))
+	out := make([][]string, len(st.set.rules))
 	for i, r := range st.set.rules {
 		if r.MessageMatches == "" {
 			continue
 		}
 		for _, nd := range needlesOf(r.MessageMatches) {
 			if nd = strings.TrimSpace(nd); len(nd) >= minShared && strings.Contains(nd, " ") {
-				out[i].literals = append(out[i].literals, nd)
+				out[i] = append(out[i], nd)
 			}
 		}
-		out[i].re = regexp.MustCompile(r.MessageMatches) // compiled by the pack already
 	}
 	return out
 })
@@ -60,15 +54,18 @@ func NearestPackRules(msg string, n int) []NearRule {
 	}
 	folded := foldMessage(msg)
 	st := packs()
+	// The rules' own matchers (needle index and branches) say whether
+	// the pattern matches, as when the packs classify.
+	a := newActivation(&classify.Input{Error: classify.RawError{Message: msg}})
 	var near []NearRule
-	for i, p := range packLiterals() {
+	for i, literals := range packLiterals() {
 		best := ""
-		for _, nd := range p.literals {
+		for _, nd := range literals {
 			if len(nd) > len(best) && strings.Contains(folded, nd) {
 				best = nd
 			}
 		}
-		if best != "" && !p.re.MatchString(msg) {
+		if best != "" && !a.messageMatches(st.set, int32(i)) {
 			near = append(near, NearRule{Rule: st.set.rules[i].Rule, Shared: strings.ToLower(best)})
 		}
 	}
