@@ -284,6 +284,12 @@ func (b *batcher) writeLeaders(ctx context.Context, w *writer, leaders []*pendin
 		w.rows = rows[:0]
 	}()
 	inserted, err := w.execBatch(ctx, rows)
+	if isNoPartition(err) {
+		// A record of a day that has no partition yet: make it, and write the batch again.
+		if perr := ensureRowPartitions(ctx, b.pool, rows); perr == nil {
+			inserted, err = w.execBatch(ctx, rows)
+		}
+	}
 	if err != nil {
 		if isRowError(err) {
 			// Something in one row broke a rule that store.Prepare does not know (text that
@@ -397,27 +403,39 @@ var binaryResults = []int16{1}
 // insertBatch is one statement for any number of rows: the rows travel as one array per column,
 // so the statement text, and so its prepared plan, is the same for every batch size. The order of
 // the arrays is the order of failureColumns.
-const insertBatch = insertRows + `
-	ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+//
+// A row with an idempotency key takes its key in failure_keys first (see
+// migrations/postgres/00006_partitions.sql) and is written only if the key was free: a key taken
+// by a committed record leaves the row out of RETURNING, and one that a concurrent batch is taking
+// makes this statement wait for that batch's commit, as a unique index would.
+const insertBatch = `WITH rows AS (SELECT * FROM ` + unnestRows + `),
+	taken AS (INSERT INTO failure_keys (tenant_id, idempotency_key, id)
+		SELECT t, k, i FROM rows WHERE k IS NOT NULL
+		ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
+		RETURNING id)
+	INSERT INTO failures (` + failureColumns + `)
+	SELECT ` + rowValues + ` FROM rows WHERE k IS NULL OR i IN (SELECT id FROM taken)
 	RETURNING id`
 
 // insertBatchNoKeys is insertBatch for a batch in which no row has an idempotency key: no row can
-// meet an earlier record, so the speculative insertion of ON CONFLICT is not needed (a clash of
-// IDs is an error either way, and sends the batch row by row); without it PostgreSQL spends less
-// CPU per batch. RETURNING stays: without it the same batches cost PostgreSQL more CPU, not less,
-// which we cannot explain. The plan is left to PostgreSQL: plan_cache_mode=auto settles on the
-// generic plan after a few batches; forcing either plan was no better in `toolfailure bench`.
-const insertBatchNoKeys = insertRows + `
+// meet an earlier record, so failure_keys is not visited (a clash of IDs is an error either way,
+// and sends the batch row by row). RETURNING stays: without it the same batches cost PostgreSQL
+// more CPU, not less, which we cannot explain. The plan is left to PostgreSQL:
+// plan_cache_mode=auto settles on the generic plan after a few batches; forcing either plan was no
+// better in `toolfailure bench`.
+const insertBatchNoKeys = `INSERT INTO failures (` + failureColumns + `)
+	SELECT ` + rowValues + ` FROM ` + unnestRows + `
 	RETURNING id`
 
-// insertRows is the part of the batch statements that unnests the arrays into rows.
-const insertRows = `INSERT INTO failures (` + failureColumns + `)
-	SELECT t, i, tool, srv, cl, co, r, rnb, ag, rid, rv, e::jsonb, a::jsonb, tr, sp, k, ca, oa, sh::jsonb, fp
-	FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[],
+// unnestRows turns the arrays into rows.
+const unnestRows = `unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[],
 		$7::boolean[], $8::timestamptz[], $9::text[], $10::text[], $11::bigint[], $12::text[],
 		$13::text[], $14::text[], $15::text[], $16::text[], $17::timestamptz[], $18::timestamptz[],
 		$19::text[], $20::bigint[])
 		AS u(t, i, tool, srv, cl, co, r, rnb, ag, rid, rv, e, a, tr, sp, k, ca, oa, sh, fp)`
+
+// rowValues are unnestRows' columns in the order of failureColumns.
+const rowValues = `t, i, tool, srv, cl, co, r, rnb, ag, rid, rv, e::jsonb, a::jsonb, tr, sp, k, ca, oa, sh::jsonb, fp`
 
 // batchColumns is the number of arrays insertBatch takes.
 const batchColumns = 20
@@ -565,11 +583,19 @@ func isRowError(err error) bool {
 // insertOne writes one row in its own transaction: the path of a row whose batch failed.
 func insertOne(ctx context.Context, pool *pgxpool.Pool, f store.Failure) (store.Failure, bool, error) {
 	id := canonical.ID(f.ID)
-	stored, err := scanFailure(pool.QueryRow(ctx, insertFailure,
-		f.TenantID, f.ID, f.Tool, f.Server, f.Class, f.Code, f.Retryable, nullTime(f.RetryNotBefore),
-		f.AgentGuidance, f.RuleID, f.RuleVersion, nullJSON(f.Error), nullJSON(f.ToolAnnotations),
-		nullString(f.TraceID), nullString(f.SpanID), nullString(f.IdempotencyKey),
-		f.CreatedAt, f.OccurredAt, nullJSON(f.Shadow), fingerprintArg(f.Fingerprint)))
+	insert := func() (store.Failure, error) {
+		return scanFailure(pool.QueryRow(ctx, insertFailure,
+			f.TenantID, f.ID, f.Tool, f.Server, f.Class, f.Code, f.Retryable, nullTime(f.RetryNotBefore),
+			f.AgentGuidance, f.RuleID, f.RuleVersion, nullJSON(f.Error), nullJSON(f.ToolAnnotations),
+			nullString(f.TraceID), nullString(f.SpanID), nullString(f.IdempotencyKey),
+			f.CreatedAt, f.OccurredAt, nullJSON(f.Shadow), fingerprintArg(f.Fingerprint)))
+	}
+	stored, err := insert()
+	if isNoPartition(err) {
+		if perr := ensureRowPartitions(ctx, pool, []*store.Failure{&f}); perr == nil {
+			stored, err = insert()
+		}
+	}
 	if err == nil {
 		return stored, true, nil
 	}
@@ -581,8 +607,9 @@ func insertOne(ctx context.Context, pool *pgxpool.Pool, f store.Failure) (store.
 
 // readByKey returns the record that holds f's idempotency key.
 func readByKey(ctx context.Context, pool *pgxpool.Pool, f store.Failure) (store.Failure, bool, error) {
-	stored, err := scanFailure(pool.QueryRow(ctx,
-		`SELECT `+failureColumns+` FROM failures WHERE tenant_id = $1 AND idempotency_key = $2`,
+	stored, err := scanFailure(pool.QueryRow(ctx, `SELECT `+qualifiedFailureColumns+`
+		FROM failure_keys k JOIN failures f ON f.tenant_id = k.tenant_id AND f.id = k.id
+		WHERE k.tenant_id = $1 AND k.idempotency_key = $2`,
 		f.TenantID, f.IdempotencyKey))
 	if err != nil {
 		return store.Failure{}, false, fmt.Errorf("store failure %s: read record of idempotency key %q: %w",

@@ -128,6 +128,10 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if _, err := provider.Up(ctx); err != nil {
 		return fmt.Errorf("migrate postgres store: %w", err)
 	}
+	now := time.Now()
+	if err := ensurePartitions(ctx, s.pool, now, now.Add(PartitionsAhead*partitionDay)); err != nil {
+		return fmt.Errorf("migrate postgres store: %w", err)
+	}
 	return nil
 }
 
@@ -257,12 +261,27 @@ const failureColumns = `tenant_id, id, tool, server, class, code, retryable, ret
 	agent_guidance, rule_id, rule_version, error, tool_annotations, trace_id, span_id,
 	idempotency_key, created_at, occurred_at, shadow, fingerprint`
 
-// insertFailure names the partial unique index's columns and predicate, which is how PostgreSQL
-// infers that index as the arbiter; a clash on anything else (the primary key) is still an error.
-const insertFailure = `INSERT INTO failures (` + failureColumns + `)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
-	ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+// insertFailure is insertBatch for one row, the path of a row whose batch failed: the key first,
+// then the record if the key was free. The casts say what a batch's arrays say.
+const insertFailure = `WITH taken AS (INSERT INTO failure_keys (tenant_id, idempotency_key, id)
+		SELECT $1::bigint, $16::text, $2::uuid WHERE $16::text IS NOT NULL
+		ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
+		RETURNING id)
+	INSERT INTO failures (` + failureColumns + `)
+	SELECT $1::bigint, $2::uuid, $3::text, $4::text, $5::text, $6::text, $7::boolean, $8::timestamptz,
+		$9::text, $10::text, $11::bigint, $12::jsonb, $13::jsonb, $14::text, $15::text, $16::text,
+		$17::timestamptz, $18::timestamptz, $19::jsonb, $20::bigint
+	WHERE $16::text IS NULL OR EXISTS (SELECT FROM taken)
 	RETURNING ` + failureColumns
+
+// qualifiedFailureColumns is failureColumns of the table aliased f.
+var qualifiedFailureColumns = func() string {
+	cols := strings.Split(failureColumns, ",")
+	for i, c := range cols {
+		cols[i] = "f." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}()
 
 // InsertFailure writes f and returns once the write is committed.
 //
