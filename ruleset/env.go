@@ -215,6 +215,10 @@ type activation struct {
 	// cands is scratch for Set.first: one bit per rule of seenSet.
 	cands   []uint64
 	seenBuf [12]uint64
+	// upper is the message upper-cased when it is ASCII, for anchored
+	// branches (branch.match); upperDone reports that it was computed.
+	upper     string
+	upperDone bool
 }
 
 // scanned makes sure seen holds set s's needle hits for this message.
@@ -286,11 +290,18 @@ func (a *activation) matches(m *messageMatcher, first int32) bool {
 		case b.needles != nil && !hit:
 		case b.literal:
 			return true
-		case b.re.MatchString(a.err.Message):
+		case b.match(a.err.Message, a.asciiUpper()):
 			return true
 		}
 	}
 	return false
+}
+
+func (a *activation) asciiUpper() string {
+	if !a.upperDone {
+		a.upper, a.upperDone = asciiUpper(a.err.Message), true
+	}
+	return a.upper
 }
 
 func newActivation(in *classify.Input) *activation {
