@@ -35,6 +35,10 @@ const (
 	FloorListFirstPage   = 20 * time.Millisecond
 	FloorGroupsP50       = 50 * time.Millisecond
 	FloorGroupsP99       = 200 * time.Millisecond
+	// FloorPartitionDrop bounds the retention round that drops a partition (--drop-partition), and
+	// FloorDropStall the longest Classify call meanwhile.
+	FloorPartitionDrop = time.Second
+	FloorDropStall     = 50 * time.Millisecond
 )
 
 // Config is one benchmark run.
@@ -61,6 +65,10 @@ type Config struct {
 	// even without seeding.
 	Seed    int
 	Lookups bool
+	// DropPartition, when above zero, adds that many records in one day two months back, gives
+	// the tenant a retention that expires that day only, and measures the retention round that
+	// drops its partition while Classify calls go on.
+	DropPartition int
 	// Out receives the report, Log the progress and the children's output on failure.
 	Out, Log io.Writer
 	// SeedProgress, if set, is called now and then during the seeding with the records sent so
@@ -210,6 +218,13 @@ func Run(ctx context.Context, cfg Config) (ok bool, err error) {
 			return false, err
 		}
 		ok = ok && lok
+	}
+	if cfg.DropPartition > 0 {
+		dok, err := dropPartition(ctx, cfg, admin, schema, serviceURL, tenant, reportKey, logf)
+		if err != nil {
+			return false, err
+		}
+		ok = ok && dok
 	}
 	return ok, nil
 }

@@ -45,6 +45,12 @@
 // FloorGroupsP99); seeded records fall into 2,000 problems with Zipf-distributed frequencies. --schema keeps the schema, so that a
 // seeded table can be measured again with --lookups and no new seeding.
 //
+// With --drop-partition N the run fills one UTC day two months back (its own partition) with N
+// records, starts a fresh service under a steady Classify load at the latency load's callers,
+// gives the tenant a retention that expires that day only, and runs one retention round as the
+// service's retention loop would: it reports the round's time (floor FloorPartitionDrop) and the
+// slowest Classify call that overlapped it (floor FloorDropStall), beside the slowest before it.
+//
 // --zero-work-args passes flags to the zero-work handler. With "--commit-wait 1ms" it waits for a
 // simulated group commit before each answer (calls queue, one goroutine sleeps for the commit's
 // latency and releases the whole batch), which prices what waiting for a database costs a handler
@@ -56,4 +62,5 @@
 //
 //	toolfailure bench --database-url postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
 //	toolfailure bench --rounds 0 --seed 10000000
+//	toolfailure bench --rounds 0 --drop-partition 1000000
 package bench

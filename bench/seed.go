@@ -11,6 +11,7 @@ import (
 
 	"github.com/omcp/toolfailure/correlation"
 	"github.com/omcp/toolfailure/store"
+	"github.com/omcp/toolfailure/store/postgres"
 )
 
 // seedChunk is the number of rows per COPY, each its own transaction, so that progress shows and
@@ -87,13 +88,21 @@ func seedGroupSet() []seedGroup {
 	return groups
 }
 
-// seed adds n records of tenant with COPY, spread over the 30 days before now in ID order, as a
-// service would have written them.
-func seed(ctx context.Context, conn *pgx.Conn, schema string, tenant store.Tenant, n int, logf func(string, ...any), progress func(done, total int)) error {
+// seed adds n records of tenant with COPY, spread over the time from start to end in ID order, as
+// a service would have written them. The partitions of those days are made first, as the service
+// makes them ahead of time.
+func seed(ctx context.Context, conn *pgx.Conn, serviceURL, schema string, tenant store.Tenant, n int, start, end time.Time, logf func(string, ...any), progress func(done, total int)) error {
 	cols := []string{"tenant_id", "id", "tool", "server", "class", "code", "retryable", "retry_not_before",
 		"agent_guidance", "rule_id", "error", "trace_id", "span_id", "created_at", "occurred_at", "fingerprint"}
-	end := time.Now()
-	start := end.Add(-30 * 24 * time.Hour)
+	s, err := postgres.Open(ctx, serviceURL)
+	if err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	err = s.EnsurePartitions(ctx, start, end)
+	_ = s.Close()
+	if err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
 	step := end.Sub(start) / time.Duration(n)
 	rng := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	groups := seedGroupSet()
@@ -169,13 +178,16 @@ func uuidv7(at time.Time, rng *rand.Rand) [16]byte {
 func lookups(ctx context.Context, cfg Config, admin *pgx.Conn, schema, serviceURL string, tenant store.Tenant, key string, logf func(string, ...any)) (bool, error) {
 	if cfg.Seed > 0 {
 		logf("seeding %d records with COPY", cfg.Seed)
-		if err := seed(ctx, admin, schema, tenant, cfg.Seed, logf, cfg.SeedProgress); err != nil {
+		end := time.Now()
+		if err := seed(ctx, admin, serviceURL, schema, tenant, cfg.Seed, end.Add(-30*24*time.Hour), end, logf, cfg.SeedProgress); err != nil {
 			return false, err
 		}
 	}
 	table := pgx.Identifier{schema, "failures"}.Sanitize()
 	var size, count int64
-	if err := admin.QueryRow(ctx, "SELECT pg_total_relation_size($1::regclass), (SELECT count(*) FROM "+table+")",
+	// The records are in partitions (store/postgres/partitions.go), which the parent's size leaves out.
+	if err := admin.QueryRow(ctx, `SELECT (SELECT coalesce(sum(pg_total_relation_size(inhrelid)), 0)::bigint
+		FROM pg_inherits WHERE inhparent = $1::regclass), (SELECT count(*) FROM `+table+`)`,
 		table).Scan(&size, &count); err != nil {
 		return false, fmt.Errorf("measure the table: %w", err)
 	}

@@ -68,7 +68,9 @@ func (e *Engine) Classify(in *Input, now time.Time) Outcome {
 	}
 	s := newSignals(in, now)
 	ri, k := firstRule(s)
-	if e.trusted[ri] {
+	if e.trusted[ri] || ri < len(baselineRules) && kindTable[k].class == Reliability && s.hasRetryTime() {
+		// A trusted rule, or an error that says when to retry (a structural statement that the
+		// text does not overrule, below): the model could not change the outcome.
 		return finish(s, k, baselineRules[ri].id, now)
 	}
 	if g, mk, ok := e.guess(s, ri, k); ok {

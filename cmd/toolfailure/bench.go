@@ -21,6 +21,7 @@ func newBenchCmd() *cobra.Command {
 		schema, serveArgs, zeroArgs         string
 		duration, warmup                    time.Duration
 		rounds, callers, floorCallers, seed int
+		dropPartition                       int
 		lookups, strict                     bool
 	)
 	cmd := &cobra.Command{
@@ -28,10 +29,12 @@ func newBenchCmd() *cobra.Command {
 		Short: "Benchmark the service against a zero-work handler on PostgreSQL",
 		Long: `Run a zero-work Connect handler and the real service on PostgreSQL side by side with the same
 load and print requests/s, p50/p99, CPU per request (service and PostgreSQL), rows per commit,
-RSS and the ratios. --seed adds records with COPY and measures lookups at that size. Each run
-makes and drops a schema of its own.`,
+RSS and the ratios. --seed adds records with COPY and measures lookups at that size;
+--drop-partition measures a retention round that drops a day's partition of that many records
+while Classify calls go on. Each run makes and drops a schema of its own.`,
 		Example: `  toolfailure bench --rounds 3
   toolfailure bench --rounds 0 --seed 10000000
+  toolfailure bench --rounds 0 --drop-partition 1000000
   toolfailure bench --zero-work-args "--commit-wait 1ms"`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -54,7 +57,7 @@ makes and drops a schema of its own.`,
 				DatabaseURL: dbURL.Get(), Schema: schema, Binary: self, ServeArgs: strings.Fields(serveArgs),
 				ZeroWorkArgs: strings.Fields(zeroArgs),
 				Duration:     duration, Warmup: warmup, Rounds: rounds, Callers: callers, FloorCallers: floorCallers,
-				Seed: seed, Lookups: lookups, Out: cmd.OutOrStdout(), Log: bar.writer(stderr),
+				Seed: seed, Lookups: lookups, DropPartition: dropPartition, Out: cmd.OutOrStdout(), Log: bar.writer(stderr),
 				SeedProgress: func(done, total int) {
 					bar.Set(int64(done))
 					if done >= total {
@@ -82,6 +85,7 @@ makes and drops a schema of its own.`,
 	fs.IntVar(&floorCallers, "floor-callers", 4, "concurrent callers of the latency measurement")
 	fs.IntVar(&seed, "seed", 0, "add this many records with COPY, then measure lookups")
 	fs.BoolVar(&lookups, "lookups", false, "measure lookups on the records already in --schema")
+	fs.IntVar(&dropPartition, "drop-partition", 0, "fill one day two months back with this many records and measure the retention round that drops it")
 	fs.StringVar(&serveArgs, "serve-args", "", "extra flags for the service, space-separated")
 	fs.StringVar(&zeroArgs, "zero-work-args", "", "extra flags for the zero-work handler, space-separated (--commit-wait 1ms)")
 	fs.BoolVar(&strict, "strict", false, "exit 1 when a floor is missed")
