@@ -143,11 +143,21 @@ func groupWhere(prefix string, tenantID int64, fl store.GroupFilter) ([]string, 
 		add("code", store.ReplaceNUL(fl.Code))
 	}
 	if fl.Unclassified {
-		args = append(args, store.UnclassifiedRuleIDs)
-		where = append(where, prefix+"rule_id = ANY($"+strconv.Itoa(len(args))+")")
+		where = append(where, prefix+"rule_id IN "+unclassifiedList)
 	}
 	return where, args
 }
+
+// unclassifiedList is store.UnclassifiedRuleIDs as SQL literals, as the partial index
+// failures_unclassified names them (migrations/postgres/00007_unclassified.sql), so that the
+// planner can match a query's predicate to the index's.
+var unclassifiedList = func() string {
+	quoted := make([]string, len(store.UnclassifiedRuleIDs))
+	for i, id := range store.UnclassifiedRuleIDs {
+		quoted[i] = "'" + strings.ReplaceAll(id, "'", "''") + "'"
+	}
+	return "(" + strings.Join(quoted, ", ") + ")"
+}()
 
 // GroupHours buckets the window's records of the fingerprints by hour: the same index-only scan
 // of failures_created_fingerprint as ListGroups.

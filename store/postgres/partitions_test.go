@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -314,5 +315,27 @@ func TestMigrationToPartitionsKeepsRecords(t *testing.T) {
 	}
 	if _, _, err := s.InsertFailure(ctx, record(t, tenant.ID, now.AddDate(0, 0, 3), "")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The unclassified filter of the group reads names store.UnclassifiedRuleIDs as literals, as the
+// partial index's predicate does, so that the planner can use the index (the 10 M records of
+// `toolfailure bench --seed` show that it does).
+func TestUnclassifiedIndexMatchesTheQueries(t *testing.T) {
+	t.Parallel()
+	s, _ := openMigrated(t)
+	var def string
+	if err := s.pool.QueryRow(t.Context(), `SELECT indexdef FROM pg_indexes
+		WHERE tablename = 'failures' AND indexname = 'failures_unclassified'`).Scan(&def); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range store.UnclassifiedRuleIDs {
+		if !strings.Contains(def, "'"+id+"'") {
+			t.Fatalf("failures_unclassified does not name rule ID %q: %s", id, def)
+		}
+	}
+	where, _ := groupWhere("", 1, store.GroupFilter{Unclassified: true})
+	if !slices.Contains(where, "rule_id IN "+unclassifiedList) {
+		t.Fatalf("the group queries' unclassified filter %v differs from the index's predicate: %s", where, def)
 	}
 }
