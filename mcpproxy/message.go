@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	segjson "github.com/segmentio/encoding/json"
 )
 
 // decodeMessage decodes one JSON-RPC message as jsonrpc.DecodeMessage does:
@@ -17,7 +18,8 @@ import (
 // large buffer for every message, which for a relay, that decodes every
 // message it passes on, is most of its garbage and so most of its CPU.
 //
-// The message is checked with json.Valid (or, when more follows it, its
+// The message is checked with segmentio's Valid (encoding/json's verdicts,
+// faster; store.FuzzValidAgrees) (or, when more follows it, its
 // first value with a json.Decoder) and then split into its top-level
 // members by a scanner that may trust the syntax; only the members JSON-RPC
 // defines are looked at, and their common forms (a plain string, a number)
@@ -26,7 +28,7 @@ import (
 // every member and an interface per value. BenchmarkDecodeMessage compares
 // the three.
 func decodeMessage(data []byte) (jsonrpc.Message, error) {
-	if !json.Valid(data) {
+	if !segjson.Valid(data) {
 		// The SDK decodes the first value and ignores what follows it.
 		var first json.RawMessage
 		if err := json.NewDecoder(bytes.NewReader(data)).Decode(&first); err != nil {
@@ -335,7 +337,7 @@ func appendString(buf *bytes.Buffer, s string) error {
 // here.
 func toolCallParams(params json.RawMessage) (name string, meta map[string]any) {
 	i := skipSpace(params, 0)
-	if i == len(params) || params[i] != '{' || !json.Valid(params) {
+	if i == len(params) || params[i] != '{' || !segjson.Valid(params) {
 		return "", nil // not an object: the upstream will say so
 	}
 	_ = eachMember(params[i:], func(k, v []byte) {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	segjson "github.com/segmentio/encoding/json"
+
 	"github.com/omcp/toolfailure/fingerprint"
 )
 
@@ -162,10 +164,13 @@ func checkFailure(f Failure) error {
 
 func isJSONObject(j []byte) bool { return isJSON(j, '{') }
 
-// isJSON reports whether j is valid JSON whose value starts with open ('{' or '[').
+// isJSON reports whether j is valid JSON whose value starts with open ('{' or '['). It runs on every
+// record, so the check is segmentio's, which accepts exactly what encoding/json's does
+// (FuzzValidAgrees) in a fraction of the time (BenchmarkValid), and which the binary holds anyway:
+// the MCP SDK decodes with it.
 func isJSON(j []byte, open byte) bool {
 	t := bytes.TrimLeft(j, " \t\r\n")
-	return len(t) > 0 && t[0] == open && json.Valid(t)
+	return len(t) > 0 && t[0] == open && segjson.Valid(t)
 }
 
 func isLowerHex(s string, n int) bool {

@@ -94,7 +94,9 @@
 //
 // # Retention
 //
-// SetRetention stores a tenant's retention in days; PurgeExpired deletes expired records in
-// batches by a range of the primary key, each batch its own short transaction. Why batched deletes
-// rather than dropping time partitions is explained in migrations/postgres/00003_retention.sql.
+// Failure records live in daily range partitions of their ID (partitions.go, and why in
+// migrations/postgres/00006_partitions.sql). SetRetention stores a tenant's retention in days;
+// PurgeExpired makes the coming days' partitions, drops the partitions whose every record is past
+// the longest retention of any tenant, and deletes what shorter retentions expire in batches by a
+// range of the primary key, each batch its own short transaction.
 package postgres
