@@ -534,14 +534,8 @@ func (m *messageMatcher) matchString(msg string) bool {
 // cache lines, and a state's children are consecutive.
 type needleIndex struct {
 	// root is the root's transitions, one per byte; 0 is the root itself.
-	root [256]int32
-	// shallow is the whole transition function of the root's children
-	// (states 1 … len(shallow), breadth first), one row of 256 per state:
-	// after nearly every letter of a message the automaton is in one of
-	// them, and a row spares the search of its children and of the fail
-	// chain that would follow a miss.
-	shallow [][256]int32
-	states  []needleState
+	root   [256]int32
+	states []needleState
 	// label is the byte that leads to each state from its parent.
 	label []byte
 	// outIDs[outStart[o]:outStart[o+1]] are the branches of the needle
@@ -655,26 +649,12 @@ func buildNeedleIndex(rules []*compiled) *needleIndex {
 			ix.states[c].fail = ix.step(st.fail, ix.label[c])
 		}
 	}
-	// The root's children fail to the root, so a byte that none of
-	// their children takes leads where it leads from the root.
-	ix.shallow = make([][256]int32, ix.states[0].children)
-	for k := range ix.shallow {
-		row := &ix.shallow[k]
-		*row = ix.root
-		st := &ix.states[k+1]
-		for c := st.child; c < st.child+st.children; c++ {
-			row[ix.label[c]] = c
-		}
-	}
 	return ix
 }
 
 // step is the automaton's transition from state s on byte c.
 func (ix *needleIndex) step(s int32, c byte) int32 {
 	for s != 0 {
-		if int(s) <= len(ix.shallow) {
-			return ix.shallow[s-1][c]
-		}
 		st := &ix.states[s]
 		for k := st.child; k < st.child+st.children; k++ {
 			if b := ix.label[k]; b >= c {
