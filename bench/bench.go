@@ -309,6 +309,17 @@ func printMeasurement(w io.Writer, m measurement) {
 		float64(m.rss)/(1<<20), errText)
 }
 
+// verdicts returns the PASS/FAIL word of a floor's line, clearing *ok on a FAIL.
+func verdicts(ok *bool) func(pass bool) string {
+	return func(pass bool) string {
+		if pass {
+			return "PASS"
+		}
+		*ok = false
+		return "FAIL"
+	}
+}
+
 // summarize prints the ratios per round, their median and spread, and the verdict on each floor.
 // The ratios are judged only against the plain zero-work handler: with other zero-work flags
 // (baselineChanged) they are printed and count as not met.
@@ -348,13 +359,7 @@ func summarize(w io.Writer, all []measurement, callers, floorCallers int, peakRS
 	}
 	fmt.Fprintln(w)
 	ok := true
-	verdict := func(pass bool) string {
-		if pass {
-			return "PASS"
-		}
-		ok = false
-		return "FAIL"
-	}
+	verdict := verdicts(&ok)
 	ratioVerdict := func(pass bool) string {
 		if baselineChanged {
 			ok = false

@@ -107,13 +107,7 @@ func dropPartition(ctx context.Context, cfg Config, admin *pgx.Conn, schema, ser
 		}
 	}
 	ok := true
-	verdict := func(pass bool) string {
-		if pass {
-			return "PASS"
-		}
-		ok = false
-		return "FAIL"
-	}
+	verdict := verdicts(&ok)
 	fmt.Fprintf(cfg.Out, "\npartition drop: retention round removed %d records (one day's partition of %d) in %s; floor <= %s  %s\n",
 		removed, cfg.DropPartition, ms(took), ms(FloorPartitionDrop), verdict(took <= FloorPartitionDrop && removed == int64(cfg.DropPartition)))
 	fmt.Fprintf(cfg.Out, "Classify at %d callers: slowest call overlapping the round %s (%d calls), slowest before it %s; floor <= %s  %s\n",

@@ -238,13 +238,7 @@ func lookups(ctx context.Context, cfg Config, admin *pgx.Conn, schema, serviceUR
 	fmt.Fprintf(cfg.Out, "\nlookups at %d records, all of one tenant; table with its indexes %.2f GB, %d bytes per record\n",
 		count, float64(size)/(1<<30), size/count)
 	ok := true
-	verdict := func(pass bool) string {
-		if pass {
-			return "PASS"
-		}
-		ok = false
-		return "FAIL"
-	}
+	verdict := verdicts(&ok)
 	fmt.Fprintf(cfg.Out, "GetFailure of %d random records: p50 %s, p99 %s; floor p99 <= %s  %s\n",
 		len(lat), ms(getP50), ms(getP99), ms(FloorGetP99), verdict(getP99 <= FloorGetP99))
 	for _, q := range []struct{ name, body string }{
