@@ -607,7 +607,7 @@ func insertOne(ctx context.Context, pool *pgxpool.Pool, f store.Failure) (store.
 
 // readByKey returns the record that holds f's idempotency key.
 func readByKey(ctx context.Context, pool *pgxpool.Pool, f store.Failure) (store.Failure, bool, error) {
-	stored, err := scanFailure(pool.QueryRow(ctx, `SELECT `+qualifiedFailureColumns+`
+	stored, err := scanFailure(pool.QueryRow(ctx, `SELECT `+prefixed("f.", failureColumns)+`
 		FROM failure_keys k JOIN failures f ON f.tenant_id = k.tenant_id AND f.id = k.id
 		WHERE k.tenant_id = $1 AND k.idempotency_key = $2`,
 		f.TenantID, f.IdempotencyKey))

@@ -9,11 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/omcp/toolfailure/correlation"
 	"github.com/omcp/toolfailure/store"
+	"github.com/omcp/toolfailure/store/internal/canonical"
 )
 
 // Failure records live in range partitions of their ID, one per UTC day
@@ -50,37 +53,17 @@ type partition struct {
 // idAt is the smallest UUIDv7 of the millisecond t, the bound of a partition that starts at t.
 func idAt(t time.Time) [16]byte { return store.ExpiryBound(t) }
 
-func uuidText(b [16]byte) string {
-	const hex = "0123456789abcdef"
-	var s strings.Builder
-	for i, c := range b {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			s.WriteByte('-')
-		}
-		s.WriteByte(hex[c>>4])
-		s.WriteByte(hex[c&15])
-	}
-	return s.String()
-}
-
 var boundRE = regexp.MustCompile(`^FOR VALUES FROM \((MINVALUE|'[0-9a-f-]{36}')\) TO \((MAXVALUE|'[0-9a-f-]{36}')\)$`)
 
 func parseBound(v string) (*[16]byte, error) {
 	if v == "MINVALUE" || v == "MAXVALUE" {
 		return nil, nil
 	}
-	var b [16]byte
-	hexs := strings.ReplaceAll(strings.Trim(v, "'"), "-", "")
-	if len(hexs) != 32 {
-		return nil, fmt.Errorf("partition bound %s: not a UUID", v)
+	id, err := uuid.Parse(strings.Trim(v, "'"))
+	if err != nil {
+		return nil, fmt.Errorf("partition bound %s: %w", v, err)
 	}
-	for i := range b {
-		var c byte
-		if _, err := fmt.Sscanf(hexs[2*i:2*i+2], "%02x", &c); err != nil {
-			return nil, fmt.Errorf("partition bound %s: %w", v, err)
-		}
-		b[i] = c
-	}
+	b := [16]byte(id)
 	return &b, nil
 }
 
@@ -141,9 +124,9 @@ func (p partition) covers(id [16]byte) bool {
 	return (p.lo == nil || slices.Compare(p.lo[:], id[:]) <= 0) && (p.hi == nil || slices.Compare(id[:], p.hi[:]) < 0)
 }
 
+// querier is what partitions needs of a pool or a connection.
 type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
 // EnsurePartitions makes sure that a partition exists for every day from from to to (UTC),
@@ -159,24 +142,27 @@ func ensurePartitions(ctx context.Context, pool *pgxpool.Pool, from, to time.Tim
 		return err
 	}
 	for day := from.UTC().Truncate(partitionDay); !day.After(to); day = day.Add(partitionDay) {
-		if err := ensureDay(ctx, pool, existing, day); err != nil {
+		created, err := ensureDay(ctx, pool, existing, day)
+		if err != nil {
 			return err
 		}
-		if existing, err = partitions(ctx, pool); err != nil {
-			return err
+		if created {
+			if existing, err = partitions(ctx, pool); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// ensureDay creates the partition of the UTC day that starts at day, unless one covers its start.
-// The new partition is the day's range, cut short where a partition of another shape begins, so
-// that the two never overlap.
-func ensureDay(ctx context.Context, pool *pgxpool.Pool, existing []partition, day time.Time) error {
+// ensureDay creates the partition of the UTC day that starts at day, unless one covers its start,
+// and reports whether the partitions changed. The new partition is the day's range, cut short
+// where a partition of another shape begins, so that the two never overlap.
+func ensureDay(ctx context.Context, pool *pgxpool.Pool, existing []partition, day time.Time) (bool, error) {
 	lo, hi := idAt(day), idAt(day.Add(partitionDay))
 	for _, p := range existing {
 		if p.covers(lo) {
-			return nil
+			return false, nil
 		}
 		// Not covering lo, a partition that overlaps the day starts inside it.
 		if p.lo != nil && slices.Compare(p.lo[:], lo[:]) > 0 && slices.Compare(p.lo[:], hi[:]) < 0 {
@@ -188,7 +174,7 @@ func ensureDay(ctx context.Context, pool *pgxpool.Pool, existing []partition, da
 	// failures table against inserts while it runs, ATTACH PARTITION does not.
 	create := fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (LIKE failures INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`, name)
 	attach := fmt.Sprintf(`ALTER TABLE failures ATTACH PARTITION %s FOR VALUES FROM ('%s') TO ('%s')`,
-		name, uuidText(lo), uuidText(hi))
+		name, canonical.ID(lo), canonical.ID(hi))
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		for _, q := range []string{`SET LOCAL lock_timeout = '` + lockTimeout + `'`, create, attach} {
 			if _, err := tx.Exec(ctx, q); err != nil {
@@ -198,13 +184,13 @@ func ensureDay(ctx context.Context, pool *pgxpool.Pool, existing []partition, da
 		return nil
 	})
 	if err == nil {
-		return nil
+		return true, nil
 	}
 	// Another instance of the service may have made it meanwhile.
 	if now, lerr := partitions(ctx, pool); lerr == nil && slices.ContainsFunc(now, func(p partition) bool { return p.covers(lo) }) {
-		return nil
+		return true, nil
 	}
-	return fmt.Errorf("create partition %s: %w", name, mapError(err))
+	return false, fmt.Errorf("create partition %s: %w", name, mapError(err))
 }
 
 // isNoPartition reports an insert of a record whose day has no partition.
@@ -223,23 +209,17 @@ func ensureRowPartitions(ctx context.Context, pool *pgxpool.Pool, rows []*store.
 		if slices.ContainsFunc(existing, func(p partition) bool { return p.covers(f.ID) }) {
 			continue
 		}
-		day := time.UnixMilli(idMilli(f.ID)).UTC().Truncate(partitionDay)
-		if err := ensureDay(ctx, pool, existing, day); err != nil {
+		created, err := ensureDay(ctx, pool, existing, correlation.ID(f.ID).Time().Truncate(partitionDay))
+		if err != nil {
 			return err
 		}
-		if existing, err = partitions(ctx, pool); err != nil {
-			return err
+		if created {
+			if existing, err = partitions(ctx, pool); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
-}
-
-func idMilli(id [16]byte) int64 {
-	var ms int64
-	for _, c := range id[:6] {
-		ms = ms<<8 | int64(c)
-	}
-	return ms
 }
 
 // retentionLockKey serialises dropping partitions with changes of retention (SetRetention takes

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 
+	"github.com/omcp/toolfailure/correlation"
 	"github.com/omcp/toolfailure/internal/pgtest"
 	"github.com/omcp/toolfailure/migrations"
 	"github.com/omcp/toolfailure/store"
@@ -36,15 +36,10 @@ func openMigrated(t *testing.T) (*Store, string) {
 
 func idOf(t *testing.T, at time.Time) [16]byte {
 	t.Helper()
-	var id [16]byte
-	_, _ = rand.Read(id[:])
-	ms := at.UnixMilli()
-	for i := 5; i >= 0; i-- {
-		id[i] = byte(ms)
-		ms >>= 8
+	id, err := correlation.New(at)
+	if err != nil {
+		t.Fatal(err)
 	}
-	id[6] = id[6]&0x0f | 0x70
-	id[8] = id[8]&0x3f | 0x80
 	return id
 }
 

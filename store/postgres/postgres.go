@@ -274,15 +274,6 @@ const insertFailure = `WITH taken AS (INSERT INTO failure_keys (tenant_id, idemp
 	WHERE $16::text IS NULL OR EXISTS (SELECT FROM taken)
 	RETURNING ` + failureColumns
 
-// qualifiedFailureColumns is failureColumns of the table aliased f.
-var qualifiedFailureColumns = func() string {
-	cols := strings.Split(failureColumns, ",")
-	for i, c := range cols {
-		cols[i] = "f." + strings.TrimSpace(c)
-	}
-	return strings.Join(cols, ", ")
-}()
-
 // InsertFailure writes f and returns once the write is committed.
 //
 // Concurrent calls share a commit (see batcher): f is checked here, on the caller's goroutine, so
