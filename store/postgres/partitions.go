@@ -175,7 +175,52 @@ func ensureDay(ctx context.Context, pool *pgxpool.Pool, existing []partition, da
 	create := fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (LIKE failures INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`, name)
 	attach := fmt.Sprintf(`ALTER TABLE failures ATTACH PARTITION %s FOR VALUES FROM ('%s') TO ('%s')`,
 		name, canonical.ID(lo), canonical.ID(hi))
+	var err error
+	for attempt := range createAttempts {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return false, fmt.Errorf("create partition %s: %w", name, errors.Join(err, ctx.Err()))
+			case <-time.After(time.Duration(attempt) * 20 * time.Millisecond):
+			}
+		}
+		var made bool
+		made, err = createPartition(ctx, pool, lo, create, attach)
+		if err == nil {
+			return made, nil
+		}
+		if !isLockTimeout(err) {
+			break
+		}
+	}
+	return false, fmt.Errorf("create partition %s: %w", name, mapError(err))
+}
+
+// createAttempts is how many times a partition's creation is tried when it gives up waiting for a
+// lock: another statement that held one briefly (a detach, an index build) is usually done by then.
+const createAttempts = 5
+
+// partitionLockKey serialises the creation of partitions within a schema. Replicas that start
+// together, or inserts that meet the same missing day, would otherwise create the same table and
+// queue their attachments behind one another until the lock timeout; under the lock, the second
+// finds the partition made and does nothing.
+const partitionLockKey = `hashtextextended('toolfailure partitions ' || coalesce(current_schema(), ''), 0)`
+
+// createPartition makes and attaches the partition whose range starts at lo, unless one that
+// covers lo exists once the partition lock is held. It reports whether the partitions changed
+// since the caller listed them, which they did in either case.
+func createPartition(ctx context.Context, pool *pgxpool.Pool, lo [16]byte, create, attach string) (bool, error) {
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(`+partitionLockKey+`)`); err != nil {
+			return err
+		}
+		now, err := partitions(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if slices.ContainsFunc(now, func(p partition) bool { return p.covers(lo) }) {
+			return nil
+		}
 		for _, q := range []string{`SET LOCAL lock_timeout = '` + lockTimeout + `'`, create, attach} {
 			if _, err := tx.Exec(ctx, q); err != nil {
 				return err
@@ -183,14 +228,13 @@ func ensureDay(ctx context.Context, pool *pgxpool.Pool, existing []partition, da
 		}
 		return nil
 	})
-	if err == nil {
-		return true, nil
-	}
-	// Another instance of the service may have made it meanwhile.
-	if now, lerr := partitions(ctx, pool); lerr == nil && slices.ContainsFunc(now, func(p partition) bool { return p.covers(lo) }) {
-		return true, nil
-	}
-	return false, fmt.Errorf("create partition %s: %w", name, mapError(err))
+	return err == nil, err
+}
+
+// isLockTimeout reports a statement that gave up waiting for a lock (lock_timeout).
+func isLockTimeout(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "55P03"
 }
 
 // isNoPartition reports an insert of a record whose day has no partition.
