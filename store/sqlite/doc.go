@@ -20,11 +20,12 @@
 //
 // # One process
 //
-// The file belongs to one process at a time. Open takes an exclusive, non-blocking lock on a sibling
-// file, path + ".lock", and fails with ErrLocked, naming that file, when another process holds it:
-// two servers writing one SQLite file would still be correct, but they would fight over the write
-// lock, and the second one was almost certainly started by mistake. The lock is released by Close,
-// or by the operating system when the process dies, so a crash never leaves a stale lock behind.
+// The file belongs to one process at a time. Open takes an exclusive lock on a sibling file,
+// path + ".lock", and fails with ErrLocked, naming that file, when another process still holds it
+// after a second (a process that is stopping lets go within that): two servers writing one SQLite
+// file would still be correct, but they would fight over the write lock, and the second one was
+// almost certainly started by mistake. The lock is released by Close, or by the operating system
+// when the process dies, so a crash never leaves a stale lock behind.
 // The lock file itself is left in place; deleting it would let two processes lock different files.
 //
 // # Layout

@@ -88,7 +88,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, fmt.Errorf("open sqlite store %s: %w", abs, err)
 	}
-	lock, err := acquireLock(abs + ".lock")
+	lock, err := acquireLock(ctx, abs+".lock")
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite store %s: %w", abs, err)
 	}
@@ -146,14 +146,35 @@ func dsn(path string, params ...string) string {
 	return "file:" + p + "?" + strings.Join(params, "&")
 }
 
+// lockWait is how long Open waits for a lock that another holder is about to release, polling
+// every lockPoll (flock has no timed wait).
+const (
+	lockWait = time.Second
+	lockPoll = 10 * time.Millisecond
+)
+
 // acquireLock opens and locks the lock file, and writes this process's ID into it so that the
 // error seen by a second process can name the first.
-func acquireLock(lockPath string) (*os.File, error) {
+//
+// A lock that is held is tried again for up to lockWait: a process that is stopping, as when a
+// supervisor restarts the service, or a descriptor briefly shared with a child being started,
+// holds it for a moment after it is done with the file, and Open should not fail for that.
+func acquireLock(ctx context.Context, lockPath string) (*os.File, error) {
 	f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open lock file: %w", err)
 	}
-	if err := lockFile(f); err != nil {
+	err = lockFile(f)
+	for deadline := time.Now().Add(lockWait); errors.Is(err, errWouldBlock) && time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			_ = f.Close()
+			return nil, fmt.Errorf("lock %s: %w", lockPath, ctx.Err())
+		case <-time.After(lockPoll):
+		}
+		err = lockFile(f)
+	}
+	if err != nil {
 		_ = f.Close()
 		if errors.Is(err, errWouldBlock) {
 			holder := ""
