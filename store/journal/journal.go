@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/omcp/toolfailure/internal/filelock"
 	"github.com/omcp/toolfailure/internal/groupcommit"
 	"github.com/omcp/toolfailure/store"
 )
@@ -167,7 +168,11 @@ func Open(ctx context.Context, inner store.Store, opts Options) (*Store, error) 
 	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("open journal %s: %w", opts.Dir, err)
 	}
-	lock, err := lockDir(filepath.Join(opts.Dir, "LOCK"))
+	// The lock keeps a second process from appending to, or draining, the same journal.
+	lock, err := filelock.Acquire(ctx, filepath.Join(opts.Dir, "LOCK"), lockWait)
+	if errors.Is(err, filelock.ErrHeld) {
+		return nil, fmt.Errorf("open journal %s: %w: another toolfailure uses this journal", opts.Dir, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open journal %s: %w", opts.Dir, err)
 	}
@@ -474,6 +479,10 @@ func (s *Store) Close() error {
 	})
 	return err
 }
+
+// lockWait is how long Open waits for the journal's lock when its holder is about to release it
+// (a service that is stopping while its replacement starts).
+const lockWait = time.Second
 
 // groupDrainWait bounds how long a group count waits for the tenant's journaled records to reach
 // the store before it answers unavailable.

@@ -399,3 +399,27 @@ func TestGroupsCountJournaledRecordsOnceStored(t *testing.T) {
 		t.Fatalf("GetGroup after the drain = %+v, %v", g, err)
 	}
 }
+
+// A second journal on the same directory is refused, after the short wait for a holder that is
+// stopping, with an error that says so.
+func TestSecondJournalOnADirectoryRefused(t *testing.T) {
+	t.Parallel()
+	b := setup(t, journal.Options{})
+	other, err := sqlite.Open(b.ctx, filepath.Join(t.TempDir(), "other.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Close() })
+	_, err = journal.Open(b.ctx, other, journal.Options{Dir: b.dir})
+	if err == nil || !strings.Contains(err.Error(), "another toolfailure uses this journal") {
+		t.Fatalf("second Open on %s: %v, want it refused", b.dir, err)
+	}
+	if err := b.j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	j, err := journal.Open(b.ctx, other, journal.Options{Dir: b.dir})
+	if err != nil {
+		t.Fatalf("Open after the first journal closed: %v", err)
+	}
+	_ = j.Close()
+}

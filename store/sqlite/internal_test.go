@@ -4,8 +4,6 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
-	"testing/synctest"
-	"time"
 )
 
 // The durability promise rests on these settings; a driver upgrade that stopped applying a DSN
@@ -81,39 +79,4 @@ func TestDefaultPath(t *testing.T) {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
 	}
-}
-
-// A lock released while Open waits is taken; one held past the wait is refused with ErrLocked.
-// The wait runs on synctest's clock, so the test does not sleep.
-func TestLockWaitsForARelease(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "toolfailure.db.lock")
-	synctest.Test(t, func(t *testing.T) {
-		held, err := acquireLock(t.Context(), path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		go func() {
-			time.Sleep(lockWait / 2)
-			_ = held.Close()
-		}()
-		start := time.Now()
-		got, err := acquireLock(t.Context(), path)
-		if err != nil {
-			t.Fatalf("a lock released after %v: %v, want it taken", lockWait/2, err)
-		}
-		if waited := time.Since(start); waited < lockWait/2 || waited > lockWait/2+2*lockPoll {
-			t.Errorf("took the lock after %v, want about %v", waited, lockWait/2)
-		}
-
-		start = time.Now()
-		_, err = acquireLock(t.Context(), path)
-		if !errors.Is(err, ErrLocked) {
-			t.Fatalf("a lock held throughout: %v, want ErrLocked", err)
-		}
-		if waited := time.Since(start); waited < lockWait {
-			t.Errorf("refused after %v, want after the whole wait of %v", waited, lockWait)
-		}
-		_ = got.Close()
-	})
 }

@@ -18,6 +18,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/omcp/toolfailure/internal/filelock"
 	"github.com/omcp/toolfailure/migrations"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/internal/canonical"
@@ -146,47 +147,25 @@ func dsn(path string, params ...string) string {
 	return "file:" + p + "?" + strings.Join(params, "&")
 }
 
-// lockWait is how long Open waits for a lock that another holder is about to release, polling
-// every lockPoll (flock has no timed wait).
-const (
-	lockWait = time.Second
-	lockPoll = 10 * time.Millisecond
-)
+// lockWait is how long Open waits for a lock that its holder is about to release.
+const lockWait = time.Second
 
 // acquireLock opens and locks the lock file, and writes this process's ID into it so that the
 // error seen by a second process can name the first.
-//
-// A lock that is held is tried again for up to lockWait: a process that is stopping, as when a
-// supervisor restarts the service, or a descriptor briefly shared with a child being started,
-// holds it for a moment after it is done with the file, and Open should not fail for that.
 func acquireLock(ctx context.Context, lockPath string) (*os.File, error) {
-	f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open lock file: %w", err)
-	}
-	err = lockFile(f)
-	for deadline := time.Now().Add(lockWait); errors.Is(err, errWouldBlock) && time.Now().Before(deadline); {
-		select {
-		case <-ctx.Done():
-			_ = f.Close()
-			return nil, fmt.Errorf("lock %s: %w", lockPath, ctx.Err())
-		case <-time.After(lockPoll):
-		}
-		err = lockFile(f)
-	}
-	if err != nil {
-		_ = f.Close()
-		if errors.Is(err, errWouldBlock) {
-			holder := ""
-			if b, rerr := os.ReadFile(lockPath); rerr == nil {
-				if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil {
-					holder = fmt.Sprintf(" (process %d)", pid)
-				}
+	f, err := filelock.Acquire(ctx, lockPath, lockWait)
+	if errors.Is(err, filelock.ErrHeld) {
+		holder := ""
+		if b, rerr := os.ReadFile(lockPath); rerr == nil {
+			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil {
+				holder = fmt.Sprintf(" (process %d)", pid)
 			}
-			return nil, fmt.Errorf("%s is locked%s: another toolfailure is probably running with this database; stop it or use another path: %w",
-				lockPath, holder, ErrLocked)
 		}
-		return nil, fmt.Errorf("lock %s: %w", lockPath, err)
+		return nil, fmt.Errorf("%s is locked%s: another toolfailure is probably running with this database; stop it or use another path: %w",
+			lockPath, holder, ErrLocked)
+	}
+	if err != nil {
+		return nil, err
 	}
 	// Best effort: the PID only improves the message above.
 	if err := f.Truncate(0); err == nil {

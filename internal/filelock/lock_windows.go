@@ -1,6 +1,6 @@
 //go:build windows
 
-package sqlite
+package filelock
 
 import (
 	"errors"
@@ -11,8 +11,9 @@ import (
 
 var errWouldBlock = windows.ERROR_LOCK_VIOLATION
 
-// lockFile takes an exclusive lock on the first byte without waiting. Closing the handle releases it.
-func lockFile(f *os.File) error {
+// tryLock takes an exclusive lock on the first byte without waiting. Closing the handle releases
+// it.
+func tryLock(f *os.File) error {
 	err := windows.LockFileEx(windows.Handle(f.Fd()),
 		windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &windows.Overlapped{})
 	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {

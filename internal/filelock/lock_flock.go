@@ -1,6 +1,6 @@
 //go:build darwin || dragonfly || freebsd || illumos || linux || netbsd || openbsd
 
-package sqlite
+package filelock
 
 import (
 	"errors"
@@ -11,10 +11,10 @@ import (
 
 var errWouldBlock = unix.EWOULDBLOCK
 
-// lockFile takes an exclusive flock without waiting. flock, unlike fcntl locks, belongs to the
-// open file description, so a second Open in the same process is refused too, and closing this
+// tryLock takes an exclusive flock without waiting. flock, unlike fcntl locks, belongs to the
+// open file description, so a second Acquire in the same process is refused too, and closing this
 // descriptor releases it without disturbing other descriptors of the file.
-func lockFile(f *os.File) error {
+func tryLock(f *os.File) error {
 	err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
 	if errors.Is(err, unix.EAGAIN) {
 		return errWouldBlock
