@@ -137,11 +137,20 @@ func (s *Store) EnsurePartitions(ctx context.Context, from, to time.Time) error 
 }
 
 func ensurePartitions(ctx context.Context, pool *pgxpool.Pool, from, to time.Time) error {
+	var days []time.Time
+	for day := from.UTC().Truncate(partitionDay); !day.After(to); day = day.Add(partitionDay) {
+		days = append(days, day)
+	}
+	return ensureDays(ctx, pool, days)
+}
+
+// ensureDays creates the partitions of the UTC days that start at days, where none covers them.
+func ensureDays(ctx context.Context, pool *pgxpool.Pool, days []time.Time) error {
 	existing, err := partitions(ctx, pool)
 	if err != nil {
 		return err
 	}
-	for day := from.UTC().Truncate(partitionDay); !day.After(to); day = day.Add(partitionDay) {
+	for _, day := range days {
 		created, err := ensureDay(ctx, pool, existing, day)
 		if err != nil {
 			return err
@@ -245,25 +254,13 @@ func isNoPartition(err error) bool {
 
 // ensureRowPartitions creates the partitions of the days of rows.
 func ensureRowPartitions(ctx context.Context, pool *pgxpool.Pool, rows []*store.Failure) error {
-	existing, err := partitions(ctx, pool)
-	if err != nil {
-		return err
-	}
+	var days []time.Time
 	for _, f := range rows {
-		if slices.ContainsFunc(existing, func(p partition) bool { return p.covers(f.ID) }) {
-			continue
-		}
-		created, err := ensureDay(ctx, pool, existing, correlation.ID(f.ID).Time().Truncate(partitionDay))
-		if err != nil {
-			return err
-		}
-		if created {
-			if existing, err = partitions(ctx, pool); err != nil {
-				return err
-			}
+		if day := correlation.ID(f.ID).Time().UTC().Truncate(partitionDay); !slices.Contains(days, day) {
+			days = append(days, day)
 		}
 	}
-	return nil
+	return ensureDays(ctx, pool, days)
 }
 
 // retentionLockKey serialises dropping partitions with changes of retention (SetRetention takes
