@@ -19,10 +19,10 @@ func newBenchProxyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "proxy [flags]",
 		Short: "Measure what toolfailure proxy and the Go middleware add to an MCP call",
-		Long: `Drive a Go MCP server directly and through the proxy, over stdio and streamable HTTP, in
-alternating rounds, with successful and failing tool calls, and print the latency the proxy adds per
-call (p50, p99), the throughput through it against direct, and its CPU per message, against the
-floors. With --key (or TOOLFAILURE_KEY) failing calls are classified by that service, and the
+		Long: `Drive a Go MCP server directly and through the proxy, over stdio and streamable HTTP, with
+successful and failing tool calls, and print the latency the proxy adds per call (p50, p99; a direct
+and a proxied call are timed in turn), the throughput through it against direct (alternating rounds
+of concurrent calls), and its CPU per message, against the floors. With --key (or TOOLFAILURE_KEY) failing calls are classified by that service, and the
 Classify round trip is measured alone beside them; without one they run fail-open.`,
 		Example: `  toolfailure bench proxy --server http://127.0.0.1:8080 --key tfk_… --calls 200 --rounds 5`,
 		Args:    noArgs,

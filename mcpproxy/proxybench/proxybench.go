@@ -116,32 +116,47 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	return rep, nil
 }
 
-// measure alternates direct and proxied rounds of sequential calls (for
-// latency), then of concurrent calls (for throughput and CPU). With failing
-// calls and a service, each round also times the Classify round trip alone,
-// into classify, so that the failure floor compares figures of the same
-// moments of the run.
+// measure times sequential calls for latency, direct and proxied one after
+// the other, call by call (which goes first alternates), so that both sides
+// meet the same moments of the machine; then alternates direct and proxied
+// rounds of concurrent calls, for throughput and CPU. With failing calls and
+// a service, each round also times the Classify round trip alone, into
+// classify, so that the failure floor compares figures of the same moments
+// of the run.
 func measure(ctx context.Context, cfg Config, direct, proxied *side, tool string, classify *[]time.Duration) (Row, error) {
 	var d, pr []time.Duration
 	var dTime, pTime, dCPU, pCPU time.Duration
 	for round := range cfg.Rounds {
+		for i := range cfg.Calls {
+			order := []*side{direct, proxied}
+			if i%2 == 1 {
+				order = []*side{proxied, direct}
+			}
+			for _, s := range order {
+				lat, err := s.timed(ctx, tool)
+				if err != nil {
+					return Row{}, err
+				}
+				if s == direct {
+					d = append(d, lat)
+				} else {
+					pr = append(pr, lat)
+				}
+			}
+		}
 		order := []*side{direct, proxied}
 		if round%2 == 1 {
 			order = []*side{proxied, direct}
 		}
 		for _, s := range order {
-			lat, err := s.sequential(ctx, tool, cfg.Calls)
-			if err != nil {
-				return Row{}, err
-			}
 			wall, cpu, err := s.concurrent(ctx, tool, cfg.Calls, cfg.Callers)
 			if err != nil {
 				return Row{}, err
 			}
 			if s == direct {
-				d, dTime, dCPU = append(d, lat...), dTime+wall, dCPU+cpu
+				dTime, dCPU = dTime+wall, dCPU+cpu
 			} else {
-				pr, pTime, pCPU = append(pr, lat...), pTime+wall, pCPU+cpu
+				pTime, pCPU = pTime+wall, pCPU+cpu
 			}
 		}
 		if tool == "fails" && cfg.Classifier != nil {
@@ -206,14 +221,21 @@ func (s *side) call(ctx context.Context, tool string) error {
 	return nil
 }
 
+// timed makes one call and returns how long it took.
+func (s *side) timed(ctx context.Context, tool string) (time.Duration, error) {
+	start := time.Now()
+	err := s.call(ctx, tool)
+	return time.Since(start), err
+}
+
 func (s *side) sequential(ctx context.Context, tool string, n int) ([]time.Duration, error) {
 	out := make([]time.Duration, 0, n)
 	for range n {
-		start := time.Now()
-		if err := s.call(ctx, tool); err != nil {
+		lat, err := s.timed(ctx, tool)
+		if err != nil {
 			return nil, err
 		}
-		out = append(out, time.Since(start))
+		out = append(out, lat)
 	}
 	return out, nil
 }
