@@ -193,10 +193,9 @@ func ensureDay(ctx context.Context, pool *pgxpool.Pool, existing []partition, da
 			case <-time.After(time.Duration(attempt) * 20 * time.Millisecond):
 			}
 		}
-		var made bool
-		made, err = createPartition(ctx, pool, lo, create, attach)
-		if err == nil {
-			return made, nil
+		// Made here or by another replica meanwhile, the partitions changed either way.
+		if err = createPartition(ctx, pool, lo, create, attach); err == nil {
+			return true, nil
 		}
 		if !isLockTimeout(err) {
 			break
@@ -216,10 +215,9 @@ const createAttempts = 5
 const partitionLockKey = `hashtextextended('toolfailure partitions ' || coalesce(current_schema(), ''), 0)`
 
 // createPartition makes and attaches the partition whose range starts at lo, unless one that
-// covers lo exists once the partition lock is held. It reports whether the partitions changed
-// since the caller listed them, which they did in either case.
-func createPartition(ctx context.Context, pool *pgxpool.Pool, lo [16]byte, create, attach string) (bool, error) {
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+// covers lo exists once the partition lock is held.
+func createPartition(ctx context.Context, pool *pgxpool.Pool, lo [16]byte, create, attach string) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(`+partitionLockKey+`)`); err != nil {
 			return err
 		}
@@ -237,7 +235,6 @@ func createPartition(ctx context.Context, pool *pgxpool.Pool, lo [16]byte, creat
 		}
 		return nil
 	})
-	return err == nil, err
 }
 
 // isLockTimeout reports a statement that gave up waiting for a lock (lock_timeout).
