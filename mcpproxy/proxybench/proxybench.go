@@ -17,6 +17,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"slices"
 	"sync"
@@ -55,6 +57,7 @@ type Config struct {
 // Row is one transport and outcome.
 type Row struct {
 	Transport, Outcome        string
+	Via                       string // what stands between the client and the server: viaProxy, or a reference relay
 	DirectP50, ProxyP50       time.Duration
 	AddedP50, AddedP99        time.Duration
 	DirectPerSec, ProxyPerSec float64
@@ -63,7 +66,8 @@ type Row struct {
 
 // Report is what a run measured.
 type Report struct {
-	Rows               []Row
+	Rows               []Row         // through the proxy
+	References         []Row         // through relays that only copy, in the same rounds: what any relay costs on this machine
 	ClassifyP50        time.Duration // the Classify round trip alone, timed in the rounds of failing calls
 	MiddlewareAddedP50 time.Duration // the middleware on a successful call, in memory
 	Calls, Rounds      int
@@ -88,26 +92,40 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	for _, transport := range []string{"stdio", "http"} {
-		direct, err := connect(ctx, transport, nil, quiet)
+		direct, err := connect(ctx, transport, quiet)
 		if err != nil {
 			return nil, fmt.Errorf("%s direct: %w", transport, err)
 		}
-		proxied, err := connect(ctx, transport, p, quiet)
-		if err != nil {
-			direct.close()
-			return nil, fmt.Errorf("%s through the proxy: %w", transport, err)
+		sides := []*side{direct}
+		for _, via := range append([]string{viaProxy}, references[transport]...) {
+			s, err := connectVia(ctx, transport, via, p, quiet)
+			if err != nil {
+				closeAll(sides)
+				return nil, fmt.Errorf("%s through %s: %w", transport, via, err)
+			}
+			sides = append(sides, s)
 		}
 		for _, outcome := range []string{"success", "failure"} {
 			tool := map[string]string{"success": "ok", "failure": "fails"}[outcome]
-			row, err := measure(ctx, cfg, direct, proxied, tool, &classify)
+			measured := sides
+			if outcome == "failure" {
+				measured = sides[:2] // a bare relay's failing call is its successful one
+			}
+			rows, err := measure(ctx, cfg, measured, tool, &classify)
 			if err != nil {
+				closeAll(sides)
 				return nil, fmt.Errorf("%s %s: %w", transport, outcome, err)
 			}
-			row.Transport, row.Outcome = transport, outcome
-			rep.Rows = append(rep.Rows, row)
+			for _, row := range rows {
+				row.Transport, row.Outcome = transport, outcome
+				if row.Via == viaProxy {
+					rep.Rows = append(rep.Rows, row)
+				} else {
+					rep.References = append(rep.References, row)
+				}
+			}
 		}
-		direct.close()
-		proxied.close()
+		closeAll(sides)
 	}
 	rep.ClassifyP50 = pct(classify, 50)
 	if rep.MiddlewareAddedP50, err = middlewareOverhead(ctx, cfg, quiet); err != nil {
@@ -116,67 +134,61 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	return rep, nil
 }
 
-// measure times sequential calls for latency, direct and proxied one after
-// the other, call by call (which goes first alternates), so that both sides
-// meet the same moments of the machine; then alternates direct and proxied
-// rounds of concurrent calls, for throughput and CPU. With failing calls and
-// a service, each round also times the Classify round trip alone, into
+// measure times sequential calls for latency, each path to the server one
+// after the other, call by call (which goes first rotates), so that every
+// side meets the same moments of the machine; then rotates rounds of
+// concurrent calls on each side, for throughput and CPU. sides[0] is the
+// direct path; there is one row for each of the others. With failing calls
+// and a service, each round also times the Classify round trip alone, into
 // classify, so that the failure floor compares figures of the same moments
 // of the run.
-func measure(ctx context.Context, cfg Config, direct, proxied *side, tool string, classify *[]time.Duration) (Row, error) {
-	var d, pr []time.Duration
-	var dTime, pTime, dCPU, pCPU time.Duration
+func measure(ctx context.Context, cfg Config, sides []*side, tool string, classify *[]time.Duration) ([]Row, error) {
+	n := len(sides)
+	lat := make([][]time.Duration, n)
+	wall := make([]time.Duration, n)
+	cpu := make([]time.Duration, n)
 	for round := range cfg.Rounds {
 		for i := range cfg.Calls {
-			order := []*side{direct, proxied}
-			if i%2 == 1 {
-				order = []*side{proxied, direct}
-			}
-			for _, s := range order {
-				lat, err := s.timed(ctx, tool)
+			for k := range n {
+				j := (i + k) % n
+				d, err := sides[j].timed(ctx, tool)
 				if err != nil {
-					return Row{}, err
+					return nil, err
 				}
-				if s == direct {
-					d = append(d, lat)
-				} else {
-					pr = append(pr, lat)
-				}
+				lat[j] = append(lat[j], d)
 			}
 		}
-		order := []*side{direct, proxied}
-		if round%2 == 1 {
-			order = []*side{proxied, direct}
-		}
-		for _, s := range order {
-			wall, cpu, err := s.concurrent(ctx, tool, cfg.Calls, cfg.Callers)
+		for k := range n {
+			j := (round + k) % n
+			w, c, err := sides[j].concurrent(ctx, tool, cfg.Calls, cfg.Callers)
 			if err != nil {
-				return Row{}, err
+				return nil, err
 			}
-			if s == direct {
-				dTime, dCPU = dTime+wall, dCPU+cpu
-			} else {
-				pTime, pCPU = pTime+wall, pCPU+cpu
-			}
+			wall[j], cpu[j] = wall[j]+w, cpu[j]+c
 		}
 		if tool == "fails" && cfg.Classifier != nil {
-			lat, err := classifyRoundTrip(ctx, cfg.Classifier, cfg.Calls)
+			d, err := classifyRoundTrip(ctx, cfg.Classifier, cfg.Calls)
 			if err != nil {
-				return Row{}, err
+				return nil, err
 			}
-			*classify = append(*classify, lat...)
+			*classify = append(*classify, d...)
 		}
 	}
 	calls := float64(cfg.Calls * cfg.Rounds)
-	row := Row{
-		DirectP50: pct(d, 50), ProxyP50: pct(pr, 50),
-		DirectPerSec: calls / dTime.Seconds(), ProxyPerSec: calls / pTime.Seconds(),
-		// Two messages a call cross the proxy: the request and its answer.
-		ProxyCPUPerMessage: max(0, pCPU-dCPU) / time.Duration(2*cfg.Calls*cfg.Rounds),
+	rows := make([]Row, 0, n-1)
+	for j := 1; j < n; j++ {
+		row := Row{
+			Via:       sides[j].via,
+			DirectP50: pct(lat[0], 50), ProxyP50: pct(lat[j], 50),
+			DirectPerSec: calls / wall[0].Seconds(), ProxyPerSec: calls / wall[j].Seconds(),
+			// Two messages a call cross the relay: the request and its answer.
+			ProxyCPUPerMessage: max(0, cpu[j]-cpu[0]) / time.Duration(2*cfg.Calls*cfg.Rounds),
+		}
+		row.AddedP50 = row.ProxyP50 - row.DirectP50
+		row.AddedP99 = pct(lat[j], 99) - pct(lat[0], 99)
+		rows = append(rows, row)
 	}
-	row.AddedP50 = row.ProxyP50 - row.DirectP50
-	row.AddedP99 = pct(pr, 99) - pct(d, 99)
-	return row, nil
+	return rows, nil
 }
 
 func pct(ds []time.Duration, p int) time.Duration {
@@ -197,6 +209,7 @@ func cpuTime() time.Duration {
 
 // side is a client session on one path to the server.
 type side struct {
+	via     string
 	cs      *mcp.ClientSession
 	closers []func()
 }
@@ -286,10 +299,35 @@ func newServer(a *mcpfailure.Annotator) *mcp.Server {
 	return s
 }
 
-// connect opens a client session to a fresh server over transport, through
-// p when it is not nil.
-func connect(ctx context.Context, transport string, p *mcpproxy.Proxy, log *slog.Logger) (*side, error) {
-	sd := &side{}
+// What can stand between the client and the server.
+const (
+	viaProxy        = "toolfailure proxy"
+	viaCopy         = "io.Copy"               // bytes copied both ways: a pipe or a TCP connection more, no parsing
+	viaReverseProxy = "httputil.ReverseProxy" // the standard library's HTTP relay, which parses HTTP but not MCP
+)
+
+// references are the relays that only copy, measured beside the proxy for
+// each transport.
+var references = map[string][]string{
+	"stdio": {viaCopy},
+	"http":  {viaCopy, viaReverseProxy},
+}
+
+func closeAll(sides []*side) {
+	for _, s := range sides {
+		s.close()
+	}
+}
+
+// connect opens a client session to a fresh server over transport, directly.
+func connect(ctx context.Context, transport string, log *slog.Logger) (*side, error) {
+	return connectVia(ctx, transport, "", nil, log)
+}
+
+// connectVia opens a client session to a fresh server over transport,
+// through via (empty: directly; viaProxy: through p).
+func connectVia(ctx context.Context, transport, via string, p *mcpproxy.Proxy, log *slog.Logger) (*side, error) {
+	sd := &side{via: via}
 	server := newServer(nil)
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "1"}, nil)
 	var ct mcp.Transport
@@ -311,19 +349,25 @@ func connect(ctx context.Context, transport string, p *mcpproxy.Proxy, log *slog
 			return nil, err
 		}
 		sd.closers = append(sd.closers, func() { _ = ss.Close() })
-		if p == nil {
+		if via == "" {
 			ct = &mcp.IOTransport{Reader: fromServerR, Writer: toServerW}
 			break
 		}
 		toProxyR, toProxyW := pipe()
 		fromProxyR, fromProxyW := pipe()
-		rctx, cancel := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			_ = p.Relay(rctx, mcpproxy.Stdio(toProxyR, fromProxyW), mcpproxy.Stdio(fromServerR, toServerW))
-		}()
-		sd.closers = append(sd.closers, func() { cancel(); <-done })
+		switch via {
+		case viaProxy:
+			rctx, cancel := context.WithCancel(ctx)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_ = p.Relay(rctx, mcpproxy.Stdio(toProxyR, fromProxyW), mcpproxy.Stdio(fromServerR, toServerW))
+			}()
+			sd.closers = append(sd.closers, func() { cancel(); <-done })
+		case viaCopy:
+			go func() { _, _ = io.Copy(toServerW, toProxyR) }()
+			go func() { _, _ = io.Copy(fromProxyW, fromServerR) }()
+		}
 		ct = &mcp.IOTransport{Reader: fromProxyR, Writer: toProxyW}
 	case "http":
 		url, stop, err := serveHTTP(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil), log)
@@ -331,7 +375,8 @@ func connect(ctx context.Context, transport string, p *mcpproxy.Proxy, log *slog
 			return nil, err
 		}
 		sd.closers = append(sd.closers, stop)
-		if p != nil {
+		switch via {
+		case viaProxy:
 			upstream := url
 			h := p.Handler(func() (mcp.Transport, error) { return &mcpproxy.HTTPUpstream{Endpoint: upstream, Logger: log}, nil }, nil)
 			purl, pstop, err := serveHTTP(h, log)
@@ -339,6 +384,28 @@ func connect(ctx context.Context, transport string, p *mcpproxy.Proxy, log *slog
 				return nil, err
 			}
 			sd.closers = append(sd.closers, func() { _ = h.Close(); pstop() })
+			url = purl
+		case viaReverseProxy:
+			target, err := neturl.Parse(url)
+			if err != nil {
+				return nil, err
+			}
+			rp := &httputil.ReverseProxy{
+				Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target); r.Out.URL.Path = target.Path },
+				FlushInterval: -1, // event streams flow as they are written
+			}
+			purl, pstop, err := serveHTTP(rp, log)
+			if err != nil {
+				return nil, err
+			}
+			sd.closers = append(sd.closers, pstop)
+			url = purl
+		case viaCopy:
+			purl, pstop, err := copyTCP(url)
+			if err != nil {
+				return nil, err
+			}
+			sd.closers = append(sd.closers, pstop)
 			url = purl
 		}
 		ct = &mcp.StreamableClientTransport{Endpoint: url}
@@ -354,6 +421,51 @@ func connect(ctx context.Context, transport string, p *mcpproxy.Proxy, log *slog
 		return nil, err
 	}
 	return sd, nil
+}
+
+// copyTCP listens on a loopback port and copies every connection's bytes to
+// and from the host of url, both ways; it returns url with its host
+// replaced.
+func copyTCP(url string) (string, func(), error) {
+	target, err := neturl.Parse(url)
+	if err != nil {
+		return "", nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			u, err := net.Dial("tcp", target.Host)
+			if err != nil {
+				_ = c.Close()
+				continue
+			}
+			mu.Lock()
+			conns = append(conns, c, u)
+			mu.Unlock()
+			go func() { _, _ = io.Copy(u, c); _ = u.Close() }()
+			go func() { _, _ = io.Copy(c, u); _ = c.Close() }()
+		}
+	}()
+	stop := func() {
+		_ = ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	}
+	out := *target
+	out.Host = ln.Addr().String()
+	return out.String(), stop, nil
 }
 
 func serveHTTP(h http.Handler, log *slog.Logger) (string, func(), error) {
@@ -480,6 +592,17 @@ func (r *Report) Print(w io.Writer) {
 			us(row.DirectP50), us(row.ProxyP50), us(row.AddedP50), us(row.AddedP99), row.ProxyPerSec/row.DirectPerSec, us(row.ProxyCPUPerMessage))
 	}
 	_ = tw.Flush()
+	if len(r.References) > 0 {
+		fmt.Fprintln(w, "\nrelays that only copy, in the same rounds (what any relay costs on this machine):")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "transport\trelay\tdirect p50\trelay p50\tadded p50\tadded p99\tthroughput\trelay CPU/msg\t")
+		for _, row := range r.References {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.2f×\t%s\t\n", row.Transport, row.Via,
+				us(row.DirectP50), us(row.ProxyP50), us(row.AddedP50), us(row.AddedP99), row.ProxyPerSec/row.DirectPerSec, us(row.ProxyCPUPerMessage))
+		}
+		_ = tw.Flush()
+		fmt.Fprintln(w)
+	}
 	if r.ClassifyP50 > 0 {
 		fmt.Fprintf(w, "Classify round trip alone, timed in each round of failing calls: p50 %s (a failing call may add it plus %s)\n", us(r.ClassifyP50), us(FloorFailureOverhead))
 	} else {

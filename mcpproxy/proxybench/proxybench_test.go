@@ -38,6 +38,14 @@ func TestRun(t *testing.T) {
 			t.Errorf("%s %s: nothing measured: %+v", row.Transport, row.Outcome, row)
 		}
 	}
+	if len(rep.References) != 3 {
+		t.Fatalf("%d reference rows, want stdio io.Copy, http io.Copy and http httputil.ReverseProxy", len(rep.References))
+	}
+	for _, row := range rep.References {
+		if row.Outcome != "success" || row.ProxyP50 <= 0 || row.ProxyPerSec <= 0 {
+			t.Errorf("%s %s: nothing measured: %+v", row.Transport, row.Via, row)
+		}
+	}
 	if rep.ClassifyP50 <= 0 {
 		t.Error("no Classify round trip measured")
 	}
