@@ -92,7 +92,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	for _, transport := range []string{"stdio", "http"} {
-		direct, err := connect(ctx, transport, quiet)
+		direct, err := connectVia(ctx, transport, "", nil, quiet)
 		if err != nil {
 			return nil, fmt.Errorf("%s direct: %w", transport, err)
 		}
@@ -317,11 +317,6 @@ func closeAll(sides []*side) {
 	for _, s := range sides {
 		s.close()
 	}
-}
-
-// connect opens a client session to a fresh server over transport, directly.
-func connect(ctx context.Context, transport string, log *slog.Logger) (*side, error) {
-	return connectVia(ctx, transport, "", nil, log)
 }
 
 // connectVia opens a client session to a fresh server over transport,
