@@ -152,7 +152,7 @@ func (s *classifierService) checkDetails(v *structpb.Value) error {
 	return nil
 }
 
-// jsonShape measures v as compact JSON (as appendRedactedValue writes it, before redaction): its
+// jsonShape measures v as compact JSON (as appendValue writes it, before redaction): its
 // length and its nesting depth, counted from d, in one walk that keeps no output. It replaced
 // encoding the details with protojson only to measure them, which cost as much as classifying
 // the error. The walk stops going deeper past limit levels; a number that JSON cannot hold (NaN,

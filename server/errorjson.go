@@ -3,7 +3,6 @@ package server
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -70,7 +69,7 @@ func redactedError(e *v1.RawError) (b []byte, message, typ string, err error) {
 	if d := e.GetDetails(); d != nil {
 		field("details")
 		var err error
-		if b, err = appendRedactedValue(b, d, false); err != nil {
+		if b, err = appendValue(b, d, redacted); err != nil {
 			return nil, "", "", fmt.Errorf("details: %w", err)
 		}
 	}
@@ -87,7 +86,13 @@ func redactedError(e *v1.RawError) (b []byte, message, typ string, err error) {
 // value written by value.
 func appendObject[V any](b []byte, m map[string]V, value func(b []byte, key string, v V) ([]byte, error)) ([]byte, error) {
 	b = append(b, '{')
-	for i, k := range slices.Sorted(maps.Keys(m)) {
+	var small [16]string // the keys of most objects fit, so that sorting them allocates nothing
+	keys := small[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -101,39 +106,51 @@ func appendObject[V any](b []byte, m map[string]V, value func(b []byte, key stri
 	return append(b, '}'), nil
 }
 
+// errNotUTF8 is a string that protojson would refuse to write.
+var errNotUTF8 = errors.New("a string is not valid UTF-8")
+
 var errNonFinite = errors.New("a number is NaN or infinite, which JSON cannot hold")
 
-// appendRedactedValue writes v as JSON. Under a sensitive key (whole) a
-// value is replaced by the field marker, except null, booleans and empty
-// strings, which cannot hold a secret; every other string is redacted.
-func appendRedactedValue(b []byte, v *structpb.Value, whole bool) ([]byte, error) {
+// valueMode is what appendValue does to the values it writes.
+type valueMode uint8
+
+const (
+	asIs     valueMode = iota // written as they are
+	redacted                  // every string redacted
+	replaced                  // under a sensitive key: all but null, booleans and "" become the field marker
+)
+
+// appendValue writes v as JSON, as protojson writes a google.protobuf.Value. In the redacted
+// modes, a value under a sensitive key is replaced by the field marker, except null, booleans
+// and empty strings, which cannot hold a secret, and every other string is redacted.
+func appendValue(b []byte, v *structpb.Value, mode valueMode) ([]byte, error) {
 	switch k := v.GetKind().(type) {
 	case *structpb.Value_BoolValue:
 		return strconv.AppendBool(b, k.BoolValue), nil
 	case *structpb.Value_StringValue:
 		s := k.StringValue
 		switch {
-		case s == "":
-		case whole:
+		case mode == asIs && !utf8.ValidString(s):
+			return nil, errNotUTF8
+		case s == "" || mode == asIs:
+		case mode == replaced:
 			s = redact.Marker(redact.KindField)
 		default:
 			s = redact.String(s)
 		}
 		return appendJSONString(b, s), nil
 	case *structpb.Value_NumberValue:
-		if whole {
+		if mode == replaced {
 			return appendJSONString(b, redact.Marker(redact.KindField)), nil
 		}
 		return appendJSONNumber(b, k.NumberValue)
 	case *structpb.Value_StructValue:
-		if whole {
+		if mode == replaced {
 			return appendJSONString(b, redact.Marker(redact.KindField)), nil
 		}
-		return appendObject(b, k.StructValue.GetFields(), func(b []byte, name string, f *structpb.Value) ([]byte, error) {
-			return appendRedactedValue(b, f, redact.SensitiveKey(name))
-		})
+		return appendStruct(b, k.StructValue, mode)
 	case *structpb.Value_ListValue:
-		if whole {
+		if mode == replaced {
 			return appendJSONString(b, redact.Marker(redact.KindField)), nil
 		}
 		b = append(b, '[')
@@ -142,7 +159,7 @@ func appendRedactedValue(b []byte, v *structpb.Value, whole bool) ([]byte, error
 				b = append(b, ',')
 			}
 			var err error
-			if b, err = appendRedactedValue(b, e, false); err != nil {
+			if b, err = appendValue(b, e, mode); err != nil {
 				return nil, err
 			}
 		}
@@ -150,6 +167,24 @@ func appendRedactedValue(b []byte, v *structpb.Value, whole bool) ([]byte, error
 	default: // null, or a Value with no kind set, which protojson also writes as null
 		return append(b, "null"...), nil
 	}
+}
+
+// appendStruct writes s as JSON. In the redacted modes, the values under a sensitive key are
+// replaced.
+func appendStruct(b []byte, s *structpb.Struct, mode valueMode) ([]byte, error) {
+	return appendObject(b, s.GetFields(), func(b []byte, name string, f *structpb.Value) ([]byte, error) {
+		if mode == asIs && !utf8.ValidString(name) {
+			return nil, errNotUTF8
+		}
+		m := mode
+		if m != asIs {
+			m = redacted
+			if redact.SensitiveKey(name) {
+				m = replaced
+			}
+		}
+		return appendValue(b, f, m)
+	})
 }
 
 // appendJSONNumber writes f as encoding/json and protojson do: plain

@@ -163,7 +163,7 @@ func TestJSONShape(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := appendRedactedValue(nil, v, false)
+		want, err := appendValue(nil, v, redacted)
 		if err != nil {
 			t.Fatal(err)
 		}
