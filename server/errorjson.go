@@ -29,57 +29,39 @@ func redactedErrorJSON(e *v1.RawError) ([]byte, error) {
 // redactedError is redactedErrorJSON that also returns the redacted message
 // and type, which the record's fingerprint is computed from, so that they are
 // redacted once.
-func redactedError(e *v1.RawError) (b []byte, message, typ string, err error) {
-	b = make([]byte, 0, 64+len(e.GetMessage())+len(e.GetType())+len(e.GetRetryAfter()))
-	b = append(b, '{')
-	field := func(name string) {
-		if len(b) > 1 {
-			b = append(b, ',')
-		}
-		b = append(b, '"')
-		b = append(b, name...)
-		b = append(b, '"', ':')
-	}
+func redactedError(e *v1.RawError) (_ []byte, message, typ string, err error) {
+	w := objectWriter{b: make([]byte, 0, 64+len(e.GetMessage())+len(e.GetType())+len(e.GetRetryAfter()))}
+	w.b = append(w.b, '{')
 	if m := e.GetMessage(); m != "" {
-		field("message")
 		message = redact.String(m)
-		b = appendJSONString(b, message)
+		w.key("message")
+		w.b = appendJSONString(w.b, message)
 	}
 	if t := e.GetType(); t != "" {
-		field("type")
 		typ = redact.String(t)
-		b = appendJSONString(b, typ)
+		w.key("type")
+		w.b = appendJSONString(w.b, typ)
 	}
-	if e.HttpStatus != nil {
-		field("httpStatus")
-		b = strconv.AppendInt(b, int64(*e.HttpStatus), 10)
-	}
-	if e.GrpcCode != nil {
-		field("grpcCode")
-		b = strconv.AppendInt(b, int64(*e.GrpcCode), 10)
-	}
-	if e.JsonrpcCode != nil {
-		field("jsonrpcCode")
-		b = strconv.AppendInt(b, int64(*e.JsonrpcCode), 10)
-	}
+	w.int("httpStatus", e.HttpStatus)
+	w.int("grpcCode", e.GrpcCode)
+	w.int("jsonrpcCode", e.JsonrpcCode)
 	if r := e.GetRetryAfter(); r != "" {
-		field("retryAfter")
-		b = appendJSONString(b, r)
+		w.key("retryAfter")
+		w.b = appendJSONString(w.b, r)
 	}
 	if d := e.GetDetails(); d != nil {
-		field("details")
-		var err error
-		if b, err = appendValue(b, d, redacted); err != nil {
+		w.key("details")
+		if w.b, err = appendValue(w.b, d, redacted); err != nil {
 			return nil, "", "", fmt.Errorf("details: %w", err)
 		}
 	}
 	if attrs := e.GetAttributes(); len(attrs) > 0 {
-		field("attributes")
-		b, _ = appendObject(b, attrs, func(b []byte, k, v string) ([]byte, error) {
+		w.key("attributes")
+		w.b, _ = appendObject(w.b, attrs, func(b []byte, k, v string) ([]byte, error) {
 			return appendJSONString(b, redact.Field(k, v)), nil
 		})
 	}
-	return append(b, '}'), message, typ, nil
+	return append(w.b, '}'), message, typ, nil
 }
 
 // appendObject writes m as a JSON object, its keys in sorted order as protojson writes them, each

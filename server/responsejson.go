@@ -41,10 +41,10 @@ func (c jsonCodec) MarshalWrite(ctx context.Context, dst io.Writer, msg any) err
 // appendClassifyResponse writes r as protojson does, with the fields in field-number order and
 // those at their zero value left out. It reports false when it cannot.
 func appendClassifyResponse(b []byte, r *v1.ClassifyResponse) ([]byte, bool) {
-	w := objectWriter{b: append(b, '{'), ok: true}
+	w := objectWriter{b: append(b, '{')}
 	if tf := r.GetToolFailure(); tf != nil {
 		w.key("toolFailure")
-		w.b = appendToolFailure(w.b, tf, &w.ok)
+		w.b = appendToolFailure(w.b, tf, &w.bad)
 	}
 	if m := r.GetMeta(); m != nil {
 		w.key("meta")
@@ -54,11 +54,11 @@ func appendClassifyResponse(b []byte, r *v1.ClassifyResponse) ([]byte, bool) {
 		}
 	}
 	w.str("ruleId", r.GetRuleId())
-	return append(w.b, '}'), w.ok
+	return append(w.b, '}'), !w.bad
 }
 
-func appendToolFailure(b []byte, tf *v1.ToolFailure, ok *bool) []byte {
-	w := objectWriter{b: append(b, '{'), ok: true}
+func appendToolFailure(b []byte, tf *v1.ToolFailure, bad *bool) []byte {
+	w := objectWriter{b: append(b, '{')}
 	if c := tf.GetClass(); c != 0 {
 		w.key("class")
 		if name, known := v1.Class_name[int32(c)]; known {
@@ -74,11 +74,11 @@ func appendToolFailure(b []byte, tf *v1.ToolFailure, ok *bool) []byte {
 	}
 	if ts := tf.GetRetryNotBefore(); ts != nil {
 		w.key("retryNotBefore")
-		w.b = appendTimestamp(w.b, ts, &w.ok)
+		w.b = appendTimestamp(w.b, ts, &w.bad)
 	}
 	w.str("correlationId", tf.GetCorrelationId())
 	w.str("agentGuidance", tf.GetAgentGuidance())
-	*ok = *ok && w.ok
+	*bad = *bad || w.bad
 	return append(w.b, '}')
 }
 
@@ -90,10 +90,10 @@ const (
 
 // appendTimestamp writes ts as protojson does: RFC 3339 in UTC with 0, 3, 6 or 9 digits of
 // fraction.
-func appendTimestamp(b []byte, ts *timestamppb.Timestamp, ok *bool) []byte {
+func appendTimestamp(b []byte, ts *timestamppb.Timestamp, bad *bool) []byte {
 	s, n := ts.GetSeconds(), ts.GetNanos()
 	if s < minTimestamp || s > maxTimestamp || n < 0 || n >= 1e9 {
-		*ok = false
+		*bad = true
 		return b
 	}
 	layout := "2006-01-02T15:04:05"
@@ -113,9 +113,9 @@ func appendTimestamp(b []byte, ts *timestamppb.Timestamp, ok *bool) []byte {
 
 // objectWriter writes the members of a JSON object, a comma before each but the first.
 type objectWriter struct {
-	b  []byte
-	n  int
-	ok bool // false once a string is not UTF-8, which protojson refuses
+	b   []byte
+	n   int
+	bad bool // a string is not UTF-8 or a timestamp is out of range: protojson would refuse it
 }
 
 func (w *objectWriter) key(name string) {
@@ -128,12 +128,20 @@ func (w *objectWriter) key(name string) {
 	w.b = append(w.b, '"', ':')
 }
 
+// int writes an integer member, unless it is not set.
+func (w *objectWriter) int(name string, v *int32) {
+	if v != nil {
+		w.key(name)
+		w.b = strconv.AppendInt(w.b, int64(*v), 10)
+	}
+}
+
 // str writes a string member, unless it is empty.
 func (w *objectWriter) str(name, v string) {
 	if v == "" {
 		return
 	}
-	w.ok = w.ok && utf8.ValidString(v)
+	w.bad = w.bad || !utf8.ValidString(v)
 	w.key(name)
 	w.b = appendJSONString(w.b, v)
 }
