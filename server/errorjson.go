@@ -231,8 +231,8 @@ func appendJSONString(b []byte, s string) []byte {
 // none of protojson's reflection: four optional booleans do not need it.
 // TestAnnotationsJSON holds it to protojson.
 func annotationsJSON(a *v1.ToolAnnotations) []byte {
-	b := make([]byte, 0, 96)
-	b = append(b, '{')
+	w := objectWriter{b: make([]byte, 0, 96)}
+	w.b = append(w.b, '{')
 	for _, h := range [...]struct {
 		name string
 		v    *bool
@@ -240,16 +240,10 @@ func annotationsJSON(a *v1.ToolAnnotations) []byte {
 		{"idempotentHint", a.IdempotentHint}, {"readOnlyHint", a.ReadOnlyHint},
 		{"destructiveHint", a.DestructiveHint}, {"openWorldHint", a.OpenWorldHint},
 	} {
-		if h.v == nil {
-			continue
+		if h.v != nil {
+			w.key(h.name)
+			w.b = strconv.AppendBool(w.b, *h.v)
 		}
-		if len(b) > 1 {
-			b = append(b, ',')
-		}
-		b = append(b, '"')
-		b = append(b, h.name...)
-		b = append(b, '"', ':')
-		b = strconv.AppendBool(b, *h.v)
 	}
-	return append(b, '}')
+	return append(w.b, '}')
 }
