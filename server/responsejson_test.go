@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -149,5 +150,28 @@ func BenchmarkClassifyResponseJSON(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestClassifyResponseJSONKnowsEveryField fails when a field is added to ClassifyResponse or
+// ToolFailure in the .proto: the direct path would leave it out of the JSON until it is taught the
+// field (and sampleResponses fills it).
+func TestClassifyResponseJSONKnowsEveryField(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		msg   proto.Message
+		known []string
+	}{
+		{&v1.ClassifyResponse{}, []string{"toolFailure", "meta", "ruleId"}},
+		{&v1.ToolFailure{}, []string{"class", "code", "retryable", "retryNotBefore", "correlationId", "agentGuidance"}},
+	} {
+		fields := c.msg.ProtoReflect().Descriptor().Fields()
+		var names []string
+		for i := range fields.Len() {
+			names = append(names, fields.Get(i).JSONName())
+		}
+		if !slices.Equal(names, c.known) {
+			t.Errorf("%T has the fields %v; appendClassifyResponse writes %v", c.msg, names, c.known)
+		}
 	}
 }
