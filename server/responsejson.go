@@ -44,7 +44,10 @@ func appendClassifyResponse(b []byte, r *v1.ClassifyResponse) ([]byte, bool) {
 	w := objectWriter{b: append(b, '{')}
 	if tf := r.GetToolFailure(); tf != nil {
 		w.key("toolFailure")
-		w.b = appendToolFailure(w.b, tf, &w.bad)
+		var ok bool
+		if w.b, ok = appendToolFailure(w.b, tf); !ok {
+			return nil, false
+		}
 	}
 	if m := r.GetMeta(); m != nil {
 		w.key("meta")
@@ -57,7 +60,7 @@ func appendClassifyResponse(b []byte, r *v1.ClassifyResponse) ([]byte, bool) {
 	return append(w.b, '}'), !w.bad
 }
 
-func appendToolFailure(b []byte, tf *v1.ToolFailure, bad *bool) []byte {
+func appendToolFailure(b []byte, tf *v1.ToolFailure) ([]byte, bool) {
 	w := objectWriter{b: append(b, '{')}
 	if c := tf.GetClass(); c != 0 {
 		w.key("class")
@@ -73,29 +76,21 @@ func appendToolFailure(b []byte, tf *v1.ToolFailure, bad *bool) []byte {
 		w.b = append(w.b, "true"...)
 	}
 	if ts := tf.GetRetryNotBefore(); ts != nil {
+		if ts.CheckValid() != nil {
+			return nil, false
+		}
 		w.key("retryNotBefore")
-		w.b = appendTimestamp(w.b, ts, &w.bad)
+		w.b = appendTimestamp(w.b, ts)
 	}
 	w.str("correlationId", tf.GetCorrelationId())
 	w.str("agentGuidance", tf.GetAgentGuidance())
-	*bad = *bad || w.bad
-	return append(w.b, '}')
+	return append(w.b, '}'), !w.bad
 }
 
-// The range of google.protobuf.Timestamp: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
-const (
-	minTimestamp = -62135596800
-	maxTimestamp = 253402300799
-)
-
-// appendTimestamp writes ts as protojson does: RFC 3339 in UTC with 0, 3, 6 or 9 digits of
-// fraction.
-func appendTimestamp(b []byte, ts *timestamppb.Timestamp, bad *bool) []byte {
+// appendTimestamp writes a valid ts as protojson does: RFC 3339 in UTC with 0, 3, 6 or 9
+// digits of fraction.
+func appendTimestamp(b []byte, ts *timestamppb.Timestamp) []byte {
 	s, n := ts.GetSeconds(), ts.GetNanos()
-	if s < minTimestamp || s > maxTimestamp || n < 0 || n >= 1e9 {
-		*bad = true
-		return b
-	}
 	layout := "2006-01-02T15:04:05"
 	switch {
 	case n == 0:
@@ -115,7 +110,7 @@ func appendTimestamp(b []byte, ts *timestamppb.Timestamp, bad *bool) []byte {
 type objectWriter struct {
 	b   []byte
 	n   int
-	bad bool // a string is not UTF-8 or a timestamp is out of range: protojson would refuse it
+	bad bool // a string is not UTF-8, which protojson would refuse
 }
 
 func (w *objectWriter) key(name string) {

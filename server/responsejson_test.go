@@ -21,6 +21,12 @@ import (
 	"github.com/omcp/toolfailure/store"
 )
 
+// The range of google.protobuf.Timestamp: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
+const (
+	minTimestamp = -62135596800
+	maxTimestamp = 253402300799
+)
+
 // sampleResponses are ClassifyResponses as the service builds them, across the classes, with
 // and without a retry time (at each precision protojson writes) and guidance, with text that
 // needs escaping, plus random ones.
