@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omcp/toolfailure/classify"
-	"github.com/omcp/toolfailure/redact"
+	"github.com/omcp/toolfailure/internal/classify"
+	"github.com/omcp/toolfailure/internal/redact"
 )
 
 func TestReferenceListsEveryPatternAndRule(t *testing.T) {

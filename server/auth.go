@@ -9,10 +9,10 @@ import (
 
 	"connectrpc.com/connect/v2"
 
-	"github.com/omcp/toolfailure/apikey"
-	"github.com/omcp/toolfailure/auth"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
-	"github.com/omcp/toolfailure/telemetry"
+	"github.com/omcp/toolfailure/internal/apikey"
+	"github.com/omcp/toolfailure/internal/auth"
+	"github.com/omcp/toolfailure/internal/telemetry"
 )
 
 // scopeFor maps a service to the scope that guards it. A procedure of a

@@ -12,15 +12,15 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/omcp/toolfailure/auth"
-	"github.com/omcp/toolfailure/classify"
 	"github.com/omcp/toolfailure/correlation"
-	"github.com/omcp/toolfailure/fingerprint"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/auth"
+	"github.com/omcp/toolfailure/internal/classify"
 	"github.com/omcp/toolfailure/internal/classwire"
-	"github.com/omcp/toolfailure/ruleset"
+	"github.com/omcp/toolfailure/internal/fingerprint"
+	"github.com/omcp/toolfailure/internal/ruleset"
+	"github.com/omcp/toolfailure/internal/telemetry"
 	"github.com/omcp/toolfailure/store"
-	"github.com/omcp/toolfailure/telemetry"
 )
 
 type classifierService struct {

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
-	"github.com/omcp/toolfailure/redact"
+	"github.com/omcp/toolfailure/internal/redact"
 )
 
 // redactedErrorJSON is the raw error as received, with every secret that

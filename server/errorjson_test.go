@@ -12,7 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
-	"github.com/omcp/toolfailure/redact"
+	"github.com/omcp/toolfailure/internal/redact"
 )
 
 // referenceErrorJSON is the straightforward form of redactedErrorJSON: redact

@@ -8,8 +8,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/omcp/toolfailure/apikey"
 	"github.com/omcp/toolfailure/conformance"
+	"github.com/omcp/toolfailure/internal/apikey"
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/sqlite"

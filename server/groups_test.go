@@ -13,8 +13,8 @@ import (
 	"connectrpc.com/connect/v2"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/omcp/toolfailure/classify"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/classify"
 	"github.com/omcp/toolfailure/store"
 )
 

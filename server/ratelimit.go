@@ -16,7 +16,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"github.com/omcp/toolfailure/auth"
+	"github.com/omcp/toolfailure/internal/auth"
 )
 
 // RateLimit configures per-tenant rate limits: a token bucket per tenant, refilled at Rate tokens

@@ -8,7 +8,7 @@ import (
 
 	"connectrpc.com/connect/v2"
 
-	"github.com/omcp/toolfailure/auth"
+	"github.com/omcp/toolfailure/internal/auth"
 	"github.com/omcp/toolfailure/server"
 )
 

@@ -12,11 +12,11 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/omcp/toolfailure/auth"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/auth"
 	"github.com/omcp/toolfailure/internal/classwire"
-	"github.com/omcp/toolfailure/rulecache"
-	"github.com/omcp/toolfailure/ruleset"
+	"github.com/omcp/toolfailure/internal/rulecache"
+	"github.com/omcp/toolfailure/internal/ruleset"
 	"github.com/omcp/toolfailure/store"
 )
 

@@ -17,12 +17,12 @@ import (
 	"connectrpc.com/grpchealth"
 	"connectrpc.com/grpcreflect/v2"
 
-	"github.com/omcp/toolfailure/auth"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
-	"github.com/omcp/toolfailure/rulecache"
-	"github.com/omcp/toolfailure/ruleset"
+	"github.com/omcp/toolfailure/internal/auth"
+	"github.com/omcp/toolfailure/internal/rulecache"
+	"github.com/omcp/toolfailure/internal/ruleset"
+	"github.com/omcp/toolfailure/internal/telemetry"
 	"github.com/omcp/toolfailure/store"
-	"github.com/omcp/toolfailure/telemetry"
 )
 
 // Store is what the handlers need of a storage backend. Both store/postgres

@@ -11,8 +11,8 @@ import (
 	"connectrpc.com/connect/v2"
 	"connectrpc.com/connect/v2/connecthttp"
 
-	"github.com/omcp/toolfailure/apikey"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
+	"github.com/omcp/toolfailure/internal/apikey"
 	"github.com/omcp/toolfailure/internal/pgtest"
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"

@@ -12,11 +12,11 @@ import (
 	"connectrpc.com/connect/v2"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/omcp/toolfailure/auth"
-	"github.com/omcp/toolfailure/classify"
-	"github.com/omcp/toolfailure/fingerprint"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
-	"github.com/omcp/toolfailure/ruleset"
+	"github.com/omcp/toolfailure/internal/auth"
+	"github.com/omcp/toolfailure/internal/classify"
+	"github.com/omcp/toolfailure/internal/fingerprint"
+	"github.com/omcp/toolfailure/internal/ruleset"
 	"github.com/omcp/toolfailure/store"
 )
 

@@ -13,13 +13,13 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
-	"github.com/omcp/toolfailure/apikey"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
+	"github.com/omcp/toolfailure/internal/apikey"
 	"github.com/omcp/toolfailure/internal/pgtest"
+	"github.com/omcp/toolfailure/internal/telemetry"
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store/postgres"
-	"github.com/omcp/toolfailure/telemetry"
 )
 
 // TestTelemetry checks the wiring of the telemetry package into the real

@@ -9,7 +9,7 @@ import (
 
 	segjson "github.com/segmentio/encoding/json"
 
-	"github.com/omcp/toolfailure/fingerprint"
+	"github.com/omcp/toolfailure/internal/fingerprint"
 )
 
 // Prepare canonicalises f for storage and checks it, once, on the caller's goroutine: every

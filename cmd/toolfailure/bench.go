@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/omcp/toolfailure/bench"
+	"github.com/omcp/toolfailure/internal/bench"
 )
 
 // newBenchCmd is `toolfailure bench`: the side-by-side benchmark of the service against a

@@ -4,8 +4,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
+	"github.com/omcp/toolfailure/internal/mcpproxy/proxybench"
 	"github.com/omcp/toolfailure/mcpfailure"
-	"github.com/omcp/toolfailure/mcpproxy/proxybench"
 )
 
 // newBenchProxyCmd is `toolfailure bench proxy`: what the proxy and the Go

@@ -9,7 +9,7 @@ import (
 
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
-	"github.com/omcp/toolfailure/ruleset"
+	"github.com/omcp/toolfailure/internal/ruleset"
 )
 
 func newGroupsCmd() *cobra.Command {

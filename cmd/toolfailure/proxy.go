@@ -16,9 +16,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
+	"github.com/omcp/toolfailure/internal/mcpproxy"
+	"github.com/omcp/toolfailure/internal/telemetry"
 	"github.com/omcp/toolfailure/mcpfailure"
-	"github.com/omcp/toolfailure/mcpproxy"
-	"github.com/omcp/toolfailure/telemetry"
 )
 
 // proxyFlags are proxy's flags.

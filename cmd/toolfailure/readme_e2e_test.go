@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/omcp/toolfailure/internal/pgtest"
-	"github.com/omcp/toolfailure/ruleset"
+	"github.com/omcp/toolfailure/internal/ruleset"
 )
 
 // readmeCommandBlock is the code block of the README's "Commands" section,

@@ -13,10 +13,10 @@ import (
 	"github.com/spf13/cobra"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/omcp/toolfailure/classify"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
-	"github.com/omcp/toolfailure/ruleset"
+	"github.com/omcp/toolfailure/internal/classify"
+	"github.com/omcp/toolfailure/internal/ruleset"
 	"github.com/omcp/toolfailure/server"
 )
 

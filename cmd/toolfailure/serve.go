@@ -17,15 +17,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/omcp/toolfailure/apikey"
-	"github.com/omcp/toolfailure/ruleset"
+	"github.com/omcp/toolfailure/internal/apikey"
+	"github.com/omcp/toolfailure/internal/ruleset"
+	"github.com/omcp/toolfailure/internal/telemetry"
+	"github.com/omcp/toolfailure/internal/ui"
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/journal"
 	"github.com/omcp/toolfailure/store/lastgood"
 	"github.com/omcp/toolfailure/store/postgres"
-	"github.com/omcp/toolfailure/telemetry"
-	"github.com/omcp/toolfailure/ui"
 )
 
 // serveFlags are serve's flags.

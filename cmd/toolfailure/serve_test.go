@@ -17,7 +17,7 @@ import (
 	"connectrpc.com/connect/v2/connecthttp"
 	"connectrpc.com/grpcreflect/v2"
 
-	"github.com/omcp/toolfailure/apikey"
+	"github.com/omcp/toolfailure/internal/apikey"
 	"github.com/omcp/toolfailure/internal/pgtest"
 )
 

@@ -48,8 +48,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/omcp/toolfailure/apikey"
 	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/apikey"
 	"github.com/omcp/toolfailure/internal/classwire"
 	"github.com/omcp/toolfailure/mcpfailure"
 	"github.com/omcp/toolfailure/server"

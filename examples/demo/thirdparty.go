@@ -18,8 +18,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/omcp/toolfailure/internal/mcpproxy"
 	"github.com/omcp/toolfailure/mcpfailure"
-	"github.com/omcp/toolfailure/mcpproxy"
 )
 
 // filesystemPackage is the npm package of the official MCP filesystem

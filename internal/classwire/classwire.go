@@ -8,8 +8,8 @@ package classwire
 import (
 	"strings"
 
-	"github.com/omcp/toolfailure/classify"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/classify"
 )
 
 const prefix = "CLASS_"

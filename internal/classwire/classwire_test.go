@@ -3,8 +3,8 @@ package classwire_test
 import (
 	"testing"
 
-	"github.com/omcp/toolfailure/classify"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/classify"
 	"github.com/omcp/toolfailure/internal/classwire"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/omcp/toolfailure/classify"
+	"github.com/omcp/toolfailure/internal/classify"
 	"github.com/omcp/toolfailure/internal/corpus"
 )
 
@@ -72,12 +72,12 @@ func TestCommittedModelReproduces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(filepath.Join("..", "..", "classify", "textmodel", "weights.bin"))
+	want, err := os.ReadFile(filepath.Join("..", "classify", "textmodel", "weights.bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatal("classify/textmodel/weights.bin is not what training on corpus/ gives: run go generate ./classify/textmodel and commit")
+		t.Fatal("internal/classify/textmodel/weights.bin is not what training on corpus/ gives: run go generate ./internal/classify/textmodel and commit")
 	}
 }
 

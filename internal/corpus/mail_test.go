@@ -3,9 +3,9 @@ package corpus_test
 import (
 	"testing"
 
-	"github.com/omcp/toolfailure/classify"
+	"github.com/omcp/toolfailure/internal/classify"
 	"github.com/omcp/toolfailure/internal/corpus"
-	"github.com/omcp/toolfailure/ruleset"
+	"github.com/omcp/toolfailure/internal/ruleset"
 )
 
 // Through the baseline packs, as the service runs, an SMTP reply keeps

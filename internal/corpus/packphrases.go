@@ -5,11 +5,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/omcp/toolfailure/ruleset"
+	"github.com/omcp/toolfailure/internal/ruleset"
 )
 
 // Phrases of the baseline packs as training text. The packs are what the
-// service knows about how systems word failures (ruleset/packs), written
+// service knows about how systems word failures (internal/ruleset/packs), written
 // as patterns; the phrases their patterns spell out, each labelled with
 // its rule's class and code, teach the text model the same vocabulary —
 // words, stems and character n-grams in many languages — so that it reads

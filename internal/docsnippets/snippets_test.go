@@ -35,8 +35,8 @@ var imports = map[string]string{
 	"time":        "time",
 	"mcp":         "github.com/modelcontextprotocol/go-sdk/mcp",
 	"mcpfailure":  "github.com/omcp/toolfailure/mcpfailure",
-	"classify":    "github.com/omcp/toolfailure/classify",
-	"ruleset":     "github.com/omcp/toolfailure/ruleset",
+	"classify":    "github.com/omcp/toolfailure/internal/classify",
+	"ruleset":     "github.com/omcp/toolfailure/internal/ruleset",
 	"correlation": "github.com/omcp/toolfailure/correlation",
 }
 

@@ -15,9 +15,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/omcp/toolfailure/internal/groupcommit"
+	"github.com/omcp/toolfailure/internal/telemetry"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/internal/canonical"
-	"github.com/omcp/toolfailure/telemetry"
 )
 
 // Group commit settings, read from the database URL's query (see the package documentation).

@@ -1,8 +1,8 @@
 // Command trainmodel trains the baseline's text model on the repository's
-// corpus and writes the weights that classify/textmodel embeds (go generate
+// corpus and writes the weights that internal/classify/textmodel embeds (go generate
 // runs it), or measures how the baseline generalises.
 //
-//	go run ./internal/corpus/trainmodel -out classify/textmodel/weights.bin
+//	go run ./internal/corpus/trainmodel -out internal/classify/textmodel/weights.bin
 //	go run ./internal/corpus/trainmodel -check        # the committed weights are what training gives
 //	go run ./internal/corpus/trainmodel -lso          # leave-system-out table
 //	go run ./internal/corpus/trainmodel -sweep        # leave-system-out scores of the engine's thresholds
@@ -16,7 +16,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/omcp/toolfailure/classify"
+	"github.com/omcp/toolfailure/internal/classify"
 	"github.com/omcp/toolfailure/internal/corpus"
 )
 
@@ -85,7 +85,7 @@ func run(dir, out, check string, lso, misses bool, threshold float32) error {
 			return err
 		}
 		if !bytes.Equal(have, b) {
-			return fmt.Errorf("%s is not what training on %s gives: run go generate ./classify/textmodel and commit", check, dir)
+			return fmt.Errorf("%s is not what training on %s gives: run go generate ./internal/classify/textmodel and commit", check, dir)
 		}
 	}
 	if out != "" {

@@ -1,0 +1,70 @@
+package ruleset_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/omcp/toolfailure/internal/classify"
+	"github.com/omcp/toolfailure/internal/ruleset"
+)
+
+// The pack families read what they are written for, and leave alone the
+// errors that only resemble them: each case names the outcome and, for a
+// pack decision, the rule family (a prefix of the rule's name).
+func TestPackFamilies(t *testing.T) {
+	t.Parallel()
+	status := func(n int32) *int32 { return &n }
+	cases := []struct {
+		msg    string
+		http   *int32
+		class  classify.Class
+		code   string
+		family string // "" when a generic baseline rule must decide
+	}{
+		// A server failure that says nothing more, in several languages,
+		// and not when a 4xx says what it is.
+		{msg: "Beklenmeyen bir hata oluştu", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "server-errors."},
+		{msg: "Interner Fehler bei der Verarbeitung", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "server-errors."},
+		{msg: "数据库错误", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "server-errors."},
+		{msg: "No se pudo conectar con el servicio de pagos", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "server-errors."},
+		{msg: "system error", http: status(403), class: classify.Governance, code: classify.CodePermissionDenied},
+		// Certificates, as localised runtimes word them.
+		{msg: "Das Zertifikat von »repo.example.org« kann nicht überprüft werden", class: classify.Governance, code: classify.CodeUserActionRequired, family: "tls."},
+		{msg: "La conexión subyacente se cerró: No se pudo establecer una relación de confianza para el canal seguro SSL/TLS.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "tls."},
+		{msg: "invalid peer certificate: UnknownIssuer", class: classify.Governance, code: classify.CodeUserActionRequired, family: "tls."},
+		// Tools and routes the system does not have.
+		{msg: "weather_lookup is not a valid tool, try one of [search, calc]", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported."},
+		{msg: "could not find driver", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported."},
+		{msg: `Méthode « DELETE » non autorisée.`, class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported."},
+		// Bad input that says "not found".
+		{msg: `Cannot query field "colour" on type "Car".`, class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid."},
+		{msg: "old_string not found in file: the text must match exactly", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid."},
+		{msg: `Cast to ObjectId failed for value "42x" at path "_id"`, class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid."},
+		// Memory that one request can never have, and memory the server lacks now.
+		{msg: "Allowed memory size of 134217728 bytes exhausted (tried to allocate 20480 bytes)", class: classify.Capability, code: classify.CodeInvalidInput, family: "families.permanent-limit"},
+		{msg: "FATAL ERROR: Ineffective mark-compacts near heap limit Allocation failed - JavaScript heap out of memory", class: classify.Capability, code: classify.CodeInvalidInput, family: "families.permanent-limit"},
+		// Locks and pages that change under the caller heal by themselves.
+		{msg: "The process cannot access the file because it is being used by another process.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient."},
+		{msg: "StaleElementReferenceException: stale element reference: element is not attached to the page document", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient."},
+		// Platform policies and git without a way to ask for credentials.
+		{msg: `admission webhook "policy.example.io" denied the request: images must come from the internal registry`, class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.policy-"},
+		{msg: "The site's robots.txt (https://example.org/robots.txt) specifies that autonomous fetching of this page is not allowed", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.policy-"},
+		{msg: "MCP error -32602: Tool export_all disabled", class: classify.Governance, code: classify.CodePolicyBlocked, family: "agents."},
+		{msg: "fatal: could not read Password for 'https://git.example.com': No such device or address", class: classify.Governance, code: classify.CodeAuthRequired, family: "devtools."},
+	}
+	var none *ruleset.Set
+	for _, c := range cases {
+		in := &classify.Input{Tool: "t", Error: classify.RawError{Message: c.msg, HTTPStatus: c.http}}
+		res := none.Classify(in, now)
+		if res.Class != c.class || res.Code != c.code {
+			t.Errorf("%q: %s/%s by %s, want %s/%s", c.msg, res.Class, res.Code, res.RuleID, c.class, c.code)
+			continue
+		}
+		switch {
+		case c.family == "" && res.Pack:
+			t.Errorf("%q: decided by pack rule %s, want a generic rule", c.msg, res.RuleID)
+		case c.family != "" && (!res.Pack || !strings.HasPrefix(res.RuleID, c.family)):
+			t.Errorf("%q: decided by %s, want a %s* pack rule", c.msg, res.RuleID, c.family)
+		}
+	}
+}
