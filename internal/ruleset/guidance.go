@@ -11,13 +11,18 @@ import (
 	"unicode/utf8"
 
 	"github.com/omcp/toolfailure/internal/classify"
+	"github.com/omcp/toolfailure/internal/redact"
 )
 
 // A guidance template is text with {{placeholders}} that name fields of the
 // request. Placeholders are deliberately few and never include
 // error.message: the message is free text from the failing system, may hold
 // user data or secrets, and could carry instructions aimed at the model.
-// Every substituted value is reduced to one short line of printable text.
+// Every substituted value goes through the same redaction as the stored
+// record (a value under a sensitive key is replaced whole, any other is
+// scanned for secrets' shapes) before it is reduced to one short line of
+// printable text: the guidance reaches the agent and the record, and must
+// not carry what the record's fields hide.
 
 const (
 	maxValueRunes = 80
@@ -122,7 +127,7 @@ func (t *template) render(in *classify.Input, o *classify.Outcome, now time.Time
 			b.WriteString(s.text)
 			continue
 		}
-		b.WriteString(clean(lookup(s.path, in, o, now)))
+		b.WriteString(clean(redact.String(lookup(s.path, in, o, now))))
 	}
 	return truncate(strings.TrimSpace(b.String()), maxGuidanceBytes)
 }
@@ -158,13 +163,17 @@ func lookup(path []string, in *classify.Input, o *classify.Outcome, now time.Tim
 	case "retryAfter":
 		return e.RetryAfter
 	case "attributes":
-		return e.Attributes[path[2]]
+		return redact.Field(path[2], e.Attributes[path[2]])
 	case "details":
 		v := e.Details
+		sensitive := false
 		for _, k := range path[2:] {
 			switch c := v.(type) {
 			case map[string]any:
 				v = c[k]
+				// As the record keeps it: everything under a sensitive
+				// key is replaced, however deep the path goes on.
+				sensitive = sensitive || redact.SensitiveKey(k)
 			case []any:
 				i, err := strconv.Atoi(k)
 				if err != nil || i < 0 || i >= len(c) {
@@ -177,8 +186,16 @@ func lookup(path []string, in *classify.Input, o *classify.Outcome, now time.Tim
 		}
 		switch c := v.(type) {
 		case string:
+			if sensitive && c != "" {
+				return redact.Marker(redact.KindField)
+			}
 			return c
-		case float64, bool, json.Number:
+		case bool:
+			return fmt.Sprint(c)
+		case float64, json.Number:
+			if sensitive {
+				return redact.Marker(redact.KindField)
+			}
 			return fmt.Sprint(c)
 		}
 	}
