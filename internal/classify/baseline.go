@@ -71,37 +71,49 @@ func (e *Engine) Classify(in *Input, now time.Time) Outcome {
 	if e.trusted[ri] || ri < len(baselineRules) && kindTable[k].class == Reliability && s.hasRetryTime() {
 		// A trusted rule, or an error that says when to retry (a structural statement that the
 		// text does not overrule, below): the model could not change the outcome.
-		return finish(s, k, baselineRules[ri].id, now)
+		return finish(s, k, baselineRules[ri].id, now, e.evidence(s, ri, k, nil, false))
 	}
-	if g, mk, ok := e.guess(s, ri, k); ok {
-		switch {
-		case ri == len(baselineRules):
-			if g.Confident {
-				return finish(s, mk, ModelRuleID, now)
-			}
-		case g.Words < MinModelWords:
-			// Too little text to overrule anything.
-		case kindTable[k].class == Reliability && s.hasRetryTime():
-			// The error says when to retry: a structural statement that
-			// the text does not overrule.
-		case kindTable[mk].class != kindTable[k].class:
-			// A weak rule's refusal (permission, credentials, policy)
-			// is turned into "retry" only at the general override:
-			// retrying a refused call is the costlier mistake.
-			weak := weakRules[ri] && !(kindTable[mk].class == Reliability && kindTable[k].class == Governance)
-			if g.Probability >= e.override || weak && g.Probability >= e.weakOverride {
-				return finish(s, mk, ModelRuleID, now)
-			}
-		case kindTable[mk].code != kindTable[k].code:
-			if weakRules[ri] && g.CodeProbability >= e.codeOverride {
-				return finish(s, mk, ModelRuleID, now)
-			}
+	g, mk, ok := e.guess(s, ri, k)
+	if !ok {
+		if ri < len(baselineRules) {
+			return finish(s, k, baselineRules[ri].id, now, e.evidence(s, ri, k, nil, false))
+		}
+		return finish(s, kUnknown, DefaultRuleID, now, "")
+	}
+	byModel := func() Outcome { return finish(s, mk, ModelRuleID, now, e.evidence(s, ri, mk, &g, true)) }
+	switch {
+	case ri == len(baselineRules):
+		if g.Confident {
+			return byModel()
+		}
+		if g.Words >= MinModelWords {
+			// Nothing recognises the error: the model's best class is
+			// the best guess there is, and with no evidence that the
+			// failure is transient it is never retryable.
+			return finish(s, mk, DefaultRuleID, now, "")
+		}
+	case g.Words < MinModelWords:
+		// Too little text to overrule anything.
+	case kindTable[k].class == Reliability && s.hasRetryTime():
+		// The error says when to retry: a structural statement that
+		// the text does not overrule.
+	case kindTable[mk].class != kindTable[k].class:
+		// A weak rule's refusal (permission, credentials, policy)
+		// is turned into "retry" only at the general override:
+		// retrying a refused call is the costlier mistake.
+		weak := weakRules[ri] && !(kindTable[mk].class == Reliability && kindTable[k].class == Governance)
+		if g.Probability >= e.override || weak && g.Probability >= e.weakOverride {
+			return byModel()
+		}
+	case kindTable[mk].code != kindTable[k].code:
+		if weakRules[ri] && g.CodeProbability >= e.codeOverride {
+			return byModel()
 		}
 	}
 	if ri < len(baselineRules) {
-		return finish(s, k, baselineRules[ri].id, now)
+		return finish(s, k, baselineRules[ri].id, now, e.evidence(s, ri, k, &g, false))
 	}
-	return finish(s, kUnknown, DefaultRuleID, now)
+	return finish(s, kUnknown, DefaultRuleID, now, "")
 }
 
 func ruleIndex(id string) int {
@@ -139,11 +151,11 @@ func (e *Engine) Explain(in *Input, now time.Time) (Outcome, []RuleResult) {
 	s := newSignals(in, now)
 	ri, rk := firstRule(s)
 	results := make([]RuleResult, 0, len(baselineRules)+1)
-	for _, r := range baselineRules {
+	for i, r := range baselineRules {
 		k, ok := r.match(s)
 		rr := RuleResult{ID: r.id, Description: r.description, Matched: ok && k != kNone}
 		if rr.Matched {
-			rr.Outcome = finish(s, k, r.id, now)
+			rr.Outcome = finish(s, k, r.id, now, e.evidence(s, i, k, nil, false))
 		}
 		results = append(results, rr)
 	}
@@ -164,11 +176,12 @@ func (e *Engine) Explain(in *Input, now time.Time) (Outcome, []RuleResult) {
 
 // finish turns a kind into an Outcome: retryability, retry time, guidance.
 //
-// A reliability failure is retryable when repeating the call is safe: the
+// A reliability failure is retryable when something shows it transient
+// (evidence, empty when nothing does) and repeating the call is safe: the
 // tool says it is idempotent or read-only, or the error shows the request
 // never took effect (rate limited, refused connection, DNS failure,
 // transaction rolled back). Otherwise the agent is told to check first.
-func finish(s *signals, k kind, ruleID string, now time.Time) Outcome {
+func finish(s *signals, k kind, ruleID string, now time.Time, evidence string) Outcome {
 	info := kindTable[k]
 	o := Outcome{Class: info.class, Code: info.code, RuleID: ruleID}
 	var wait time.Duration
@@ -178,8 +191,9 @@ func finish(s *signals, k kind, ruleID string, now time.Time) Outcome {
 		// never left; the same words in a server's error body do not.
 		clientSide := !s.hasHTTP
 		notProcessed := info.notProcessed || clientSide && (s.textHas(tRefused) || s.textHas(tDNS))
-		o.Retryable = isTrue(a.IdempotentHint) || isTrue(a.ReadOnlyHint) || notProcessed
+		o.Retryable = evidence != "" && (isTrue(a.IdempotentHint) || isTrue(a.ReadOnlyHint) || notProcessed)
 		if o.Retryable {
+			o.RetryEvidence = evidence
 			if t, ok := s.retryTime(); ok {
 				o.RetryNotBefore = t
 				wait = t.Sub(now)

@@ -299,7 +299,9 @@ var cases = []errCase{
 	// Nothing to go on.
 	{name: "empty error", class: rel, code: tra, rule: classify.DefaultRuleID},
 	{name: "opaque text", msg: "x7 q9", class: rel, code: tra, rule: classify.DefaultRuleID},
-	{name: "opaque text idempotent", msg: "x7 q9", idempotent: true, class: rel, code: tra, retryable: true, rule: classify.DefaultRuleID},
+	// Nothing shows an unrecognised error to be transient: not retryable,
+	// even for an idempotent tool.
+	{name: "opaque text idempotent", msg: "x7 q9", idempotent: true, class: rel, code: tra, retryable: false, rule: classify.DefaultRuleID},
 }
 
 func allCases() []errCase { return append(append([]errCase(nil), cases...), moreCases...) }

@@ -103,6 +103,10 @@ type Outcome struct {
 	AgentGuidance string
 	// RuleID names the rule that decided, e.g. "baseline/http-status".
 	RuleID string
+	// RetryEvidence names what showed the failure to be transient when a
+	// reliability outcome is retryable (a rule, "retry-time" or the text
+	// model); empty otherwise. Explain reports it; it is not part of _meta.
+	RetryEvidence string
 }
 
 // Validate checks the invariants the proposal puts on an outcome.

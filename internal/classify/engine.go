@@ -54,6 +54,12 @@ type Engine struct {
 	// with which the model overrules such a rule's class, and the code
 	// probability with which it overrules its code within the class.
 	weakOverride, codeOverride float32
+	// retryFloor is, for each tier of reading (retryTier), the model's
+	// reliability probability under which a reliability reading is not
+	// evidence enough to retry; retryModel is the probability the model
+	// needs when it decided alone (DefaultRetryFloors).
+	retryFloor [tierCount]float32
+	retryModel float32
 	kinds                      [textmodel.MaxLabels]kind
 	classes                    [textmodel.MaxLabels]Class
 }
@@ -62,7 +68,8 @@ type Engine struct {
 // and class-probability threshold.
 func NewEngine(m *textmodel.Model, threshold float32) *Engine {
 	e := &Engine{model: m, threshold: threshold, trusted: trustedRules,
-		override: DefaultModelOverride, weakOverride: DefaultModelWeakOverride, codeOverride: DefaultModelCodeOverride}
+		override: DefaultModelOverride, weakOverride: DefaultModelWeakOverride, codeOverride: DefaultModelCodeOverride,
+		retryFloor: DefaultRetryFloors, retryModel: DefaultRetryModel}
 	if m != nil {
 		for i, l := range m.Labels() {
 			class, code, _ := strings.Cut(l, "/")
@@ -107,6 +114,15 @@ func (e *Engine) WithOverrides(override, weak, code float32) *Engine {
 	return &c
 }
 
+// WithRetryFloors returns a copy of e with other evidence floors for a
+// retry (see DefaultRetryFloors). For measuring them with
+// cross-validation.
+func (e *Engine) WithRetryFloors(floors [tierCount]float32, model float32) *Engine {
+	c := *e
+	c.retryFloor, c.retryModel = floors, model
+	return &c
+}
+
 // WithThreshold returns a copy of e with another class-probability
 // threshold for the model to decide alone.
 func (e *Engine) WithThreshold(t float32) *Engine {
@@ -132,6 +148,9 @@ type ModelGuess struct {
 	Probability float32
 	// CodeProbability is the model's probability for Code alone.
 	CodeProbability float32
+	// Reliability is the model's probability that the failure is
+	// transient (the reliability class's share), whatever its best guess.
+	Reliability float32
 	// Words is how much text the guess rests on (letters, as
 	// MinModelWords counts them); under MinModelWords it never decides.
 	Words int
@@ -215,6 +234,7 @@ func (e *Engine) guess(s *signals, ri int, rk kind) (g ModelGuess, k kind, ok bo
 	k = e.kinds[best]
 	info := kindTable[k]
 	g = ModelGuess{Class: info.class, Code: info.code, Probability: classP[classIdx(e.classes[best])], CodeProbability: p[best]}
+	g.Reliability = classP[1]
 	g.Words = words
 	g.Confident = g.Probability >= e.threshold && words >= MinModelWords
 	return g, k, true

@@ -272,7 +272,12 @@ var textSets = [setCount]phraseSet{
 	tDNS: {kind: kDNS, phrases: []string{
 		" enotfound", " eai again", " eai noname", " getaddrinfo", " no such host ",
 		" name or service not known", " temporary failure in name resolution", " temporary failure resolving", " name resolution",
-		" could not resolve", " couldn t resolve", " failed to resolve", " unable to resolve",
+		// "resolve" alone is as often a dependency, a symbol or a
+		// reference that cannot be resolved, which never heals: a host
+		// or an address must be named.
+		" could not resolve host", " couldn t resolve host", " failed to resolve host", " unable to resolve host",
+		" could not resolve address", " failed to resolve address", " unable to resolve address",
+		" could not resolve hostname", " cannot resolve host", " can t resolve host",
 		" unknown host", " unknownhost", " nodename nor servname", " dns", " server misbehaving", " servfail",
 		" host not found", " resolve host",
 	}},

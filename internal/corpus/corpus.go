@@ -16,13 +16,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/omcp/toolfailure/classify"
+	"github.com/omcp/toolfailure/internal/classify"
 )
 
 // Case is one line of a corpus file (docs/classification.md, "The corpus").
 type Case struct {
 	ID      string `json:"id"`
 	System  string `json:"system"`
+	Vendor  string `json:"vendor"`
 	Lang    string `json:"lang"`
 	Pattern string `json:"pattern"`
 	Source  string `json:"source"`

@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"regexp"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -11,28 +12,108 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/omcp/toolfailure/classify"
-	"github.com/omcp/toolfailure/ruleset"
+	"github.com/omcp/toolfailure/internal/classify"
+	"github.com/omcp/toolfailure/internal/ruleset"
 )
 
-// Folds is the number of leave-system-out folds: every system falls in
-// exactly one, by a hash of its name, so no system is both trained on and
-// scored.
+// Folds is the number of cross-validation folds.
 const Folds = 10
 
-func foldOf(system string) int {
-	h := fnv.New32a()
-	h.Write([]byte(system))
-	return int(h.Sum32() % Folds)
+// Groups assigns every case to a fold such that cases that share wording
+// are never split between training and scoring. The unit held out is the
+// connected component of cases that share a system, a vendor (two
+// systems of one maker share its wording) or a source page (two cases
+// written from one page share its text): holding out a system alone let
+// its vendor's other systems, or another case from the same page, teach
+// the model the words it was then scored on. A component falls in one
+// fold by a hash of its first system's name, so folds are stable as
+// cases are added elsewhere.
+func Groups(cases []Case) []int {
+	parent := make([]int, len(cases))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	union := func(a, b int) {
+		if ra, rb := find(a), find(b); ra != rb {
+			parent[rb] = ra
+		}
+	}
+	first := map[string]int{}
+	link := func(i int, key string) {
+		if j, ok := first[key]; ok {
+			union(j, i)
+		} else {
+			first[key] = i
+		}
+	}
+	for i := range cases {
+		c := &cases[i]
+		link(i, "system:"+strings.ToLower(c.System))
+		if c.Vendor != "" {
+			link(i, "vendor:"+strings.ToLower(c.Vendor))
+		}
+		for _, u := range sourcePages(c.Source) {
+			link(i, "page:"+u)
+		}
+	}
+	// The component's name is the smallest system name in it, so that
+	// its fold does not depend on the order of the files.
+	name := map[int]string{}
+	for i := range cases {
+		r := find(i)
+		if n, ok := name[r]; !ok || cases[i].System < n {
+			name[r] = cases[i].System
+		}
+	}
+	folds := make([]int, len(cases))
+	for i := range cases {
+		h := fnv.New32a()
+		h.Write([]byte(name[find(i)]))
+		folds[i] = int(h.Sum32() % Folds)
+	}
+	return folds
+}
+
+// sourcePage matches a web address with a path in a case's source: the
+// page its wording was taken from. A bare host ("github.com") names no
+// page and links nothing.
+var sourcePage = regexp.MustCompile(`(?i)(?:https?://)?((?:[a-z0-9-]+\.)+[a-z]{2,}/[^\s,;)\]]+)`)
+
+// sourcePages returns the pages a source names, without scheme, query,
+// fragment or trailing punctuation, lower-cased.
+func sourcePages(source string) []string {
+	var out []string
+	for _, m := range sourcePage.FindAllStringSubmatch(source, -1) {
+		u := strings.ToLower(m[1])
+		if i := strings.IndexAny(u, "?#"); i >= 0 {
+			u = u[:i]
+		}
+		u = strings.TrimRight(u, "/.:'\"")
+		u = strings.TrimPrefix(u, "www.")
+		if strings.Count(u, "/") == 0 {
+			continue
+		}
+		out = append(out, u)
+	}
+	return out
 }
 
 // eachFold calls fn with the indices of the training and the test cases of
 // every fold, in fold order.
-func eachFold(cases []Case, fn func(train, test []int) error) error {
+func eachFold(cases []Case, fn func(fold int, train, test []int) error) error {
+	folds := Groups(cases)
 	for f := range Folds {
 		var train, test []int
 		for i := range cases {
-			if foldOf(cases[i].System) == f {
+			if folds[i] == f {
 				test = append(test, i)
 			} else {
 				train = append(train, i)
@@ -41,7 +122,7 @@ func eachFold(cases []Case, fn func(train, test []int) error) error {
 		if len(test) == 0 {
 			continue
 		}
-		if err := fn(train, test); err != nil {
+		if err := fn(f, train, test); err != nil {
 			return fmt.Errorf("fold %d: %w", f, err)
 		}
 	}
@@ -59,6 +140,9 @@ type Verdict struct {
 	// PermanentRetryable: a capability or governance case that came out
 	// retryable (the worst mistake: the agent loops on it).
 	PermanentRetryable bool
+	// TransientNotRetried: a case labelled retryable that did not come out
+	// retryable (the agent gives up on something that would have worked).
+	TransientNotRetried bool
 	// SEP is what the _meta object breaks of the proposal, if anything.
 	SEP []string
 }
@@ -76,6 +160,7 @@ func Judge(c *Case, o classify.Outcome) Verdict {
 	}
 	v.RetryOK = o.Retryable == wantRetry
 	v.PermanentRetryable = o.Retryable && c.Expect.Class != string(classify.Reliability) && !v.ClassOK
+	v.TransientNotRetried = !o.Retryable && c.Expect.Retryable
 	v.SEP = CheckSEP(o.Meta("tf_01JX0000000000000000000000"))
 	return v
 }
@@ -142,7 +227,8 @@ func Score(e *classify.Engine, cases []Case) []Verdict {
 }
 
 // LeaveSystemOut scores every case with an engine whose model was trained
-// on the other folds' systems only, at the given threshold. The fold's
+// on the other folds only (Groups: a case's system, vendor and source
+// page are all held out with it), at the given threshold. The fold's
 // temperature is fitted on the held-out logits of the other folds, so the
 // fold's own cases do not calibrate the model that scores them.
 func LeaveSystemOut(cases []Case, threshold float32) ([]Verdict, error) {
@@ -150,6 +236,7 @@ func LeaveSystemOut(cases []Case, threshold float32) ([]Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
+	folds := Groups(cases)
 	out := make([]Verdict, len(cases))
 	for f, m := range models {
 		if m == nil {
@@ -158,13 +245,13 @@ func LeaveSystemOut(cases []Case, threshold float32) ([]Verdict, error) {
 		var ol [][]float64
 		var oy []int
 		for i := range cases {
-			if foldOf(cases[i].System) != f {
+			if folds[i] != f {
 				ol, oy = append(ol, logits[i]), append(oy, labels[i])
 			}
 		}
 		e := classify.NewEngine(m.WithTemperature(fitTemperature(ol, oy)), threshold)
 		for i := range cases {
-			if foldOf(cases[i].System) == f {
+			if folds[i] == f {
 				out[i] = Judge(&cases[i], classifyWith(e, &cases[i]))
 			}
 		}
@@ -193,7 +280,7 @@ func subset(cases []Case, idx []int) []Case {
 
 // Totals are the shares of right answers over a set of verdicts.
 type Totals struct {
-	N, Class, Code, Retry, PermanentRetryable, SEP int
+	N, Class, Code, Retry, PermanentRetryable, TransientNotRetried, SEP int
 }
 
 func (t *Totals) add(v Verdict) {
@@ -202,6 +289,7 @@ func (t *Totals) add(v Verdict) {
 	t.Code += b2i(v.CodeOK)
 	t.Retry += b2i(v.RetryOK)
 	t.PermanentRetryable += b2i(v.PermanentRetryable)
+	t.TransientNotRetried += b2i(v.TransientNotRetried)
 	t.SEP += b2i(len(v.SEP) > 0)
 }
 
@@ -233,9 +321,9 @@ func Sum(vs []Verdict) Totals {
 // pattern, language, the error's shape and the deciding signal.
 func Report(w io.Writer, title string, vs []Verdict) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%s\tcases\tclass %%\tcode %%\tretryable %%\tpermanent→retryable\tSEP violations\t\n", title)
+	fmt.Fprintf(tw, "%s\tcases\tclass %%\tcode %%\tretryable %%\tpermanent→retryable\ttransient not retried\tSEP violations\t\n", title)
 	row := func(name string, t Totals) {
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%d\t%d\t\n", name, t.N, Pct(t.Class, t.N), Pct(t.Code, t.N), Pct(t.Retry, t.N), t.PermanentRetryable, t.SEP)
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%d\t%d\t%d\t\n", name, t.N, Pct(t.Class, t.N), Pct(t.Code, t.N), Pct(t.Retry, t.N), t.PermanentRetryable, t.TransientNotRetried, t.SEP)
 	}
 	row("all", Sum(vs))
 	groups := []struct {
@@ -427,6 +515,17 @@ func Confusion(w io.Writer, vs []Verdict) {
 // classify.DefaultModelThreshold and classify.DefaultModelOverride).
 type Setting struct {
 	Threshold, Override, WeakOverride, CodeOverride float32
+	// RetryFloors and RetryModel are the evidence a retry needs (see
+	// classify.DefaultRetryFloors).
+	RetryFloors [3]float32
+	RetryModel  float32
+}
+
+// DefaultSetting is the engine's settings as it ships.
+func DefaultSetting() Setting {
+	return Setting{Threshold: classify.DefaultModelThreshold, Override: classify.DefaultModelOverride,
+		WeakOverride: classify.DefaultModelWeakOverride, CodeOverride: classify.DefaultModelCodeOverride,
+		RetryFloors: classify.DefaultRetryFloors, RetryModel: classify.DefaultRetryModel}
 }
 
 // SweepResult is the leave-system-out score of one Setting.
@@ -442,6 +541,7 @@ func Sweep(cases []Case, settings []Setting) ([]SweepResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	folds := Groups(cases)
 	engines := make([]*classify.Engine, Folds)
 	for f, m := range models {
 		if m == nil {
@@ -450,7 +550,7 @@ func Sweep(cases []Case, settings []Setting) ([]SweepResult, error) {
 		var ol [][]float64
 		var oy []int
 		for i := range cases {
-			if foldOf(cases[i].System) != f {
+			if folds[i] != f {
 				ol, oy = append(ol, logits[i]), append(oy, labels[i])
 			}
 		}
@@ -460,7 +560,8 @@ func Sweep(cases []Case, settings []Setting) ([]SweepResult, error) {
 	for _, st := range settings {
 		var t Totals
 		for i := range cases {
-			e := engines[foldOf(cases[i].System)].WithThreshold(st.Threshold).WithOverrides(st.Override, st.WeakOverride, st.CodeOverride)
+			e := engines[folds[i]].WithThreshold(st.Threshold).WithOverrides(st.Override, st.WeakOverride, st.CodeOverride).
+				WithRetryFloors(st.RetryFloors, st.RetryModel)
 			t.add(Judge(&cases[i], classifyWith(e, &cases[i])))
 		}
 		out = append(out, SweepResult{st, t})

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/omcp/toolfailure/classify"
-	"github.com/omcp/toolfailure/classify/textmodel"
+	"github.com/omcp/toolfailure/internal/classify"
+	"github.com/omcp/toolfailure/internal/classify/textmodel"
 )
 
 // Labels are the text model's labels: every baseline class and code, in a
@@ -92,12 +92,12 @@ func foldModels(cases []Case) ([]*textmodel.Model, [][]float64, []int, error) {
 	models := make([]*textmodel.Model, Folds)
 	logits := make([][]float64, len(cases))
 	labels := make([]int, len(cases))
-	err := eachFold(cases, func(train, test []int) error {
+	err := eachFold(cases, func(f int, train, test []int) error {
 		m, err := trainOn(cases, train)
 		if err != nil {
 			return err
 		}
-		models[foldOf(cases[test[0]].System)] = m
+		models[f] = m
 		for _, i := range test {
 			mi := classify.ModelInput(cases[i].Input())
 			logits[i] = m.Logits(&mi)

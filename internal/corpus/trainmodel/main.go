@@ -28,6 +28,7 @@ func main() {
 	misses := flag.Bool("misses", false, "with -lso: list every case whose class or code is wrong")
 	threshold := flag.Float64("threshold", classify.DefaultModelThreshold, "class probability threshold for -lso")
 	sweep := flag.Bool("sweep", false, "print the leave-system-out scores of a grid of the engine's thresholds")
+	sweepRetry := flag.Bool("sweep-retry", false, "print the leave-system-out scores of a grid of the evidence a retry needs")
 	explain := flag.String("explain", "", "print how the embedded baseline decides the case with this ID (a substring matches several)")
 	flag.Parse()
 	if *explain != "" {
@@ -37,8 +38,8 @@ func main() {
 		}
 		return
 	}
-	if *sweep {
-		if err := runSweep(*dir); err != nil {
+	if *sweep || *sweepRetry {
+		if err := runSweep(*dir, *sweepRetry); err != nil {
 			fmt.Fprintln(os.Stderr, "trainmodel:", err)
 			os.Exit(1)
 		}
@@ -94,10 +95,13 @@ func run(dir, out, check string, lso, misses bool, threshold float32) error {
 	return nil
 }
 
-func runSweep(dir string) error {
+func runSweep(dir string, retry bool) error {
 	cases, err := corpus.Load(dir)
 	if err != nil {
 		return err
+	}
+	if retry {
+		return runRetrySweep(cases)
 	}
 	var grid []corpus.Setting
 	for _, th := range []float32{0.35, 0.4, 0.45, 0.5, 0.55} {
@@ -105,7 +109,9 @@ func runSweep(dir string) error {
 			for _, w := range []float32{0.5, 0.6, 0.7} {
 				for _, c := range []float32{0.5, 0.6, 0.7} {
 					if w <= o {
-						grid = append(grid, corpus.Setting{Threshold: th, Override: o, WeakOverride: w, CodeOverride: c})
+						st := corpus.DefaultSetting()
+						st.Threshold, st.Override, st.WeakOverride, st.CodeOverride = th, o, w, c
+						grid = append(grid, st)
 					}
 				}
 			}
@@ -153,6 +159,39 @@ func runExplain(dir, id string) error {
 	}
 	if n == 0 {
 		return fmt.Errorf("no case ID contains %q", id)
+	}
+	return nil
+}
+
+// retryCost is the cost ratio of the two retry mistakes
+// (docs/classification.md, "When a failure is retryable"): a permanent
+// error told to retry counts this many transient errors left unretried.
+const retryCost = 3
+
+// runRetrySweep scores a grid of the evidence floors a retry needs, the
+// other settings as shipped, and prints each with its cost.
+func runRetrySweep(cases []corpus.Case) error {
+	var grid []corpus.Setting
+	for _, fs := range []float32{0, 0.05, 0.1, 0.2} {
+		for _, fp := range []float32{0, 0.1, 0.2, 0.3, 0.4} {
+			for _, fv := range []float32{0, 0.1, 0.2, 0.3, 0.4, 0.5} {
+				for _, m := range []float32{0.4, 0.5, 0.6, 0.7, 0.8, 0.9} {
+					st := corpus.DefaultSetting()
+					st.RetryFloors, st.RetryModel = [3]float32{fs, fp, fv}, m
+					grid = append(grid, st)
+				}
+			}
+		}
+	}
+	rs, err := corpus.Sweep(cases, grid)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("floors status phrase vague, model: class %% code %% permanent→retryable transient-not-retried cost (ratio %d:1)\n", retryCost)
+	for _, r := range rs {
+		fmt.Printf("%.2f %.2f %.2f %.2f: %.2f %.2f %d %d %d\n", r.RetryFloors[0], r.RetryFloors[1], r.RetryFloors[2], r.RetryModel,
+			corpus.Pct(r.Class, r.N), corpus.Pct(r.Code, r.N), r.PermanentRetryable, r.TransientNotRetried,
+			retryCost*r.PermanentRetryable+r.TransientNotRetried)
 	}
 	return nil
 }
