@@ -60,8 +60,8 @@ type Engine struct {
 	// needs when it decided alone (DefaultRetryFloors).
 	retryFloor [tierCount]float32
 	retryModel float32
-	kinds                      [textmodel.MaxLabels]kind
-	classes                    [textmodel.MaxLabels]Class
+	kinds      [textmodel.MaxLabels]kind
+	classes    [textmodel.MaxLabels]Class
 }
 
 // NewEngine returns the baseline with the given text model (nil: none)

@@ -1,12 +1,12 @@
 package corpus
 
 import (
-	"regexp"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"io"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"text/tabwriter"
