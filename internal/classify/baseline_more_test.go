@@ -62,7 +62,7 @@ var moreCases = []errCase{
 	{name: "ssl verify", typ: "requests.exceptions.SSLError", msg: "HTTPSConnectionPool(host='api.example.com', port=443): Max retries exceeded with url: /v1 (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:1006)')))", class: rel, code: tra},
 	{name: "requests read timeout", typ: "requests.exceptions.ReadTimeout", msg: "HTTPSConnectionPool(host='api.example.com', port=443): Read timed out. (read timeout=30)", class: rel, code: tra},
 	{name: "python connection reset", typ: "ConnectionResetError", msg: "[Errno 104] Connection reset by peer", class: rel, code: tra},
-	{name: "attribute error bug", typ: "AttributeError", msg: "'NoneType' object has no attribute 'get'", class: rel, code: tra},
+	{name: "attribute error bug", typ: "AttributeError", msg: "'NoneType' object has no attribute 'get'", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "gitlab 401", http: i32(401), msg: "401 Unauthorized", details: `{"message":"401 Unauthorized"}`, class: gov, code: auth},
 	{name: "notion restricted", http: i32(403), msg: "API token is invalid.", details: `{"object":"error","status":401,"code":"unauthorized","message":"API token is invalid."}`, class: gov, code: auth},
 	{name: "sendgrid sender", http: i32(403), msg: "The from address does not match a verified Sender Identity. Mail cannot be sent until this error is resolved.", class: gov, code: perm},

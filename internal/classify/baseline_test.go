@@ -63,6 +63,7 @@ const (
 	nf   = classify.CodeResourceNotFound
 	uns  = classify.CodeCapabilityUnsupported
 	tra  = classify.CodeRetryableTransient
+	ierr = classify.CodeInternalError
 	auth = classify.CodeAuthRequired
 	perm = classify.CodePermissionDenied
 	pol  = classify.CodePolicyBlocked
@@ -197,7 +198,19 @@ var cases = []errCase{
 	// Language runtimes.
 	{name: "httpx read timeout", typ: "httpx.ReadTimeout", msg: "The read operation timed out", class: rel, code: tra, rule: "baseline/exception-type"},
 	{name: "python dns failure", typ: "socket.gaierror", msg: "[Errno -3] Temporary failure in name resolution", class: rel, code: tra, retryable: true},
-	{name: "python key error", typ: "KeyError", msg: "'customer_id'", class: cap, code: inv},
+	// A bug in the tool's own code: internal_error, never retried.
+	{name: "python key error", typ: "KeyError", msg: "'customer_id'", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "python traceback zero division", msg: "Traceback (most recent call last):\n  File \"/app/tools/stats.py\", line 41, in mean\n    return total / count\nZeroDivisionError: division by zero", idempotent: true, class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "node undefined property", typ: "TypeError", msg: "Cannot read properties of undefined (reading 'city')", idempotent: true, class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "go nil pointer panic", msg: "panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x18 pc=0x4b7a2c]\n\ngoroutine 42 [running]:", idempotent: true, class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "rust unwrap none", msg: "thread 'tokio-runtime-worker' panicked at src/tools/geo.rs:88:41:\ncalled `Option::unwrap()` on a `None` value", idempotent: true, class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "java npe", typ: "java.lang.NullPointerException", msg: "Cannot invoke \"String.length()\" because \"name\" is null", idempotent: true, class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "jsonrpc internal error with a stack", jsonrpc: i32(-32603), msg: "Internal error", details: `{"stack":"TypeError: Cannot read properties of null (reading 'id')\n    at getUser (/srv/tools/users.js:12:20)"}`, idempotent: true, class: cap, code: ierr, rule: "baseline/programming-error"},
+	// No evidence of a defect: a missing argument is the caller's, and a
+	// bare -32603 or a remote 500 says only that something failed.
+	{name: "python missing argument", typ: "TypeError", msg: "create_event() missing 1 required positional argument: 'start'", class: cap, code: inv},
+	{name: "bare jsonrpc internal error", jsonrpc: i32(-32603), msg: "Internal error", idempotent: true, class: rel, code: tra, retryable: true},
+	{name: "remote 500 with a trace", http: i32(500), msg: "500 Internal Server Error: NullPointerException at com.acme.Billing.finalize", idempotent: true, class: rel, code: tra, retryable: true},
 	{name: "python not implemented", typ: "NotImplementedError", msg: "Export to PDF is not implemented yet", class: cap, code: uns},
 	{name: "pydantic validation", typ: "pydantic_core._pydantic_core.ValidationError", msg: "1 validation error for CreateEvent\nstart\n  Field required [type=missing, input_value={'title': 'x'}, input_type=dict]", class: cap, code: inv},
 	{name: "node fetch failed", typ: "TypeError", msg: "fetch failed", details: `{"cause":{"code":"ECONNREFUSED","errno":-111,"syscall":"connect","address":"10.0.0.9","port":443}}`, class: rel, code: tra, retryable: true},

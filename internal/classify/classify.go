@@ -39,6 +39,10 @@ const (
 	CodePermissionDenied      = "permission_denied"
 	CodePolicyBlocked         = "policy_blocked"
 	CodeUserActionRequired    = "user_action_required"
+	// CodeInternalError is the code this service adds (the proposal lets
+	// servers add codes): an unhandled programming error in the tool's own
+	// code. The same call fails the same way, so it is never retryable.
+	CodeInternalError = "internal_error"
 )
 
 // BaselineCodes maps every baseline code to its class.
@@ -47,6 +51,7 @@ func BaselineCodes() map[string]Class {
 		CodeCapabilityUnsupported: Capability,
 		CodeResourceNotFound:      Capability,
 		CodeInvalidInput:          Capability,
+		CodeInternalError:         Capability,
 		CodeRetryableTransient:    Reliability,
 		CodeAuthRequired:          Governance,
 		CodePermissionDenied:      Governance,

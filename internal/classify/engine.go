@@ -97,6 +97,8 @@ func kindOfCode(class Class, code string) kind {
 		return kPolicy
 	case CodeUserActionRequired:
 		return kSetup
+	case CodeInternalError:
+		return kDefect
 	}
 	if class == Reliability {
 		return kUnavailable

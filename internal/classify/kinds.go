@@ -43,6 +43,9 @@ const (
 	// Reliability, after the others so that adding it kept their numbers.
 	kDeferred // a mail server's transient reply (SMTP 4xx): not accepted, try later
 
+	// Capability, last for the same reason.
+	kDefect // an unhandled programming error in the tool's own code
+
 	kindCount
 )
 
@@ -82,6 +85,8 @@ var kindTable = [kindCount]kindInfo{
 	kStorageFull: {Governance, CodeUserActionRequired, false, "The storage is full or over quota. Ask the user to free space or raise the quota, then call again."},
 
 	kDeferred: {Reliability, CodeRetryableTransient, true, "The receiving server deferred the request for now and asked for it to be sent again later."},
+
+	kDefect: {Capability, CodeInternalError, false, "The tool failed because of a defect in its own code. Do not retry the same call; tell the user, and report the correlation ID."},
 }
 
 // guidance writes the agent guidance for a kind. It never includes text from

@@ -34,6 +34,7 @@ var baselineRules = []rule{
 	{"baseline/reason-code", "structuredContent.reason_code (or a top-level reason_code) names why the tool refused", ruleReasonCode},
 	{"baseline/jsonrpc-data-code", "a server-defined JSON-RPC error (-32000 to -32099) whose data carries a code", ruleJSONRPCData},
 	{"baseline/slack-error", "a Slack Web API body: ok:false with an error code, sent with HTTP 200", ruleSlack},
+	{"baseline/programming-error", "an unhandled programming error in the tool's own code: a runtime's defect type (ZeroDivisionError, NullPointerException, …), a panic or a stack trace naming one, with no remote status", ruleDefect},
 	{"baseline/vendor-code", "a specific error code in the body or type (ThrottlingException, insufficient_quota, content_policy_violation, …)", ruleVendorCode},
 	{"baseline/smtp-reply", "an SMTP reply code (4xx transient, 5xx permanent) and its enhanced status code (RFC 3463: 4.7.1, 5.1.1, …) in the message", ruleSMTP},
 	{"baseline/http-status-text", "an ambiguous HTTP status (400, 403, 409, 422, 429, 500, 2xx) refined by what the message says", ruleHTTPText},

@@ -19,6 +19,7 @@ var Labels = []string{
 	"governance/permission_denied",
 	"governance/policy_blocked",
 	"governance/user_action_required",
+	"capability/internal_error",
 }
 
 func labelIndex(l string) (int, bool) {

@@ -183,7 +183,7 @@ func (c *compiled) match(a *activation, viaIndex bool) (bool, *part, error) {
 func (c *compiled) outcome(in *classify.Input, now time.Time) classify.Outcome {
 	o := classify.Outcome{Class: c.Then.Class, Code: c.Then.Code, RuleID: c.Name}
 	if c.retryable {
-		o.Retryable = true
+		o.Retryable, o.RetryEvidence = true, c.Name
 		switch {
 		case c.fromError:
 			if t, ok := classify.ParseRetryAfter(in.Error.RetryAfter, now); ok && t.After(now) {
@@ -191,6 +191,15 @@ func (c *compiled) outcome(in *classify.Input, now time.Time) classify.Outcome {
 			}
 		case c.delay > 0:
 			o.RetryNotBefore = now.Add(c.delay)
+		default:
+			// No delay of the rule's own: when the error says when to
+			// retry (a Retry-After header first, then the body's fields
+			// and its words), that time holds, as it does for the
+			// baseline; a vague "try again in a few minutes" in the text
+			// never hides the header's time.
+			if t, ok := classify.RetryTime(in, now); ok && t.After(now) {
+				o.RetryNotBefore = t
+			}
 		}
 	}
 	if c.guidance == nil || len(c.guidance.segs) == 0 {

@@ -12,7 +12,7 @@ import (
 
 // MaxLabels bounds the number of labels a model can have, so that callers
 // can hold probabilities in a fixed array.
-const MaxLabels = 8
+const MaxLabels = 9
 
 // Model is a multinomial logistic regression over hashed features: one
 // weight per (hash bucket, label), stored as int16 with one scale, plus a

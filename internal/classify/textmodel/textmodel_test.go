@@ -166,8 +166,8 @@ func TestPredictDoesNotAllocate(t *testing.T) {
 func TestDefaultLoads(t *testing.T) {
 	t.Parallel()
 	m := textmodel.Default()
-	if len(m.Labels()) != 8 {
-		t.Fatalf("the embedded model has %d labels, want the 8 baseline codes", len(m.Labels()))
+	if len(m.Labels()) != 9 {
+		t.Fatalf("the embedded model has %d labels, want the 8 baseline codes and internal_error", len(m.Labels()))
 	}
 }
 

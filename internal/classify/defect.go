@@ -1,0 +1,107 @@
+package classify
+
+import (
+	"regexp"
+	"strings"
+)
+
+// An unhandled programming error in the tool's own code is capability /
+// internal_error (docs/classification.md, "Bugs in the tool's own code"):
+// the same call fails the same way, and neither the arguments nor a person
+// can fix it. It needs evidence of a defect: a runtime's type that only a
+// bug raises, a panic, or a stack trace that names one. A remote service's
+// bare 500 or a bare JSON-RPC -32603 says nothing of the kind and stays
+// reliability.
+
+// defectTypes are exception types, as written, that only a bug raises.
+var defectTypes = map[string]bool{
+	// Python.
+	"ZeroDivisionError": true, "KeyError": true, "AttributeError": true, "IndexError": true,
+	"NameError": true, "UnboundLocalError": true, "RecursionError": true, "AssertionError": true,
+	// JavaScript.
+	"ReferenceError": true,
+	// JVM.
+	"NullPointerException": true, "ClassCastException": true, "ArrayIndexOutOfBoundsException": true,
+	"StringIndexOutOfBoundsException": true, "IndexOutOfBoundsException": true,
+	"ConcurrentModificationException": true, "ArithmeticException": true, "StackOverflowError": true,
+	"NoSuchMethodError": true, "NoSuchFieldError": true, "KotlinNullPointerException": true,
+	"UninitializedPropertyAccessException": true,
+	// .NET.
+	"NullReferenceException": true, "InvalidCastException": true, "IndexOutOfRangeException": true,
+	"DivideByZeroException": true, "StackOverflowException": true,
+	// Ruby, Go, Julia.
+	"NoMethodError": true, "ZeroDivisionError:": true, "runtime.Error": true, "BoundsError": true,
+	"UndefVarError": true, "MethodError": true,
+}
+
+// defectText finds the same evidence in a message or a stack trace: a
+// defect type at the start of a line (the last line of a Python or Node
+// trace, a Java trace's first), a runtime's own wording of a bug, a panic.
+var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exception in thread "[^"]*" )|[\s:])(?:` +
+	`(?:builtins\.)?(?:ZeroDivisionError|KeyError|AttributeError|IndexError|NameError|UnboundLocalError|RecursionError|NoMethodError): ` +
+	`|(?:java\.lang\.|kotlin\.)?(?:NullPointerException|ClassCastException|ArrayIndexOutOfBoundsException|StringIndexOutOfBoundsException|ArithmeticException|UninitializedPropertyAccessException)\b` +
+	`|System\.(?:NullReferenceException|InvalidCastException|IndexOutOfRangeException|DivideByZeroException)\b` +
+	`|ReferenceError: [\w$.]+ is not defined` +
+	`)` +
+	`|Cannot read propert(?:y|ies) (?:'[^']*' )?of (?:undefined|null)` +
+	`|Cannot destructure property` +
+	`|TypeError: [\w$.\[\]()]+ is not a function` +
+	`|TypeError: (?:unsupported operand type|'NoneType' object|'\w+' object is not (?:subscriptable|callable|iterable)|can only concatenate)` +
+	`|Object reference not set to an instance of an object` +
+	`|panic: runtime error:` +
+	`|invalid memory address or nil pointer dereference` +
+	`|panicked at .{0,200}(?:unwrap\(\)` + "`" + ` on an? ` + "`" + `(?:None|Err)|index out of bounds|attempt to (?:divide by zero|subtract with overflow|add with overflow|multiply with overflow))` +
+	`|called ` + "`" + `(?:Option|Result)::unwrap\(\)` + "`" + ` on an? ` + "`" + `(?:None|Err)` +
+	`|Unexpectedly found nil while (?:implicitly )?unwrapping` +
+	`|undefined method ` + "[`']" + `\w+' for nil` +
+	`|Call to a member function \w+\(\) on (?:null|bool|array|string|int)` +
+	`|Call to undefined (?:function|method)` +
+	`|maximum recursion depth exceeded` +
+	`|Maximum call stack size exceeded`)
+
+// ruleDefect reports a programming error in the tool's own code. A status
+// from a remote protocol (HTTP, gRPC) means the failure came from
+// elsewhere; of JSON-RPC codes, only an internal or server error can carry
+// a defect's trace.
+func ruleDefect(s *signals) (kind, bool) {
+	if s.hasHTTP || s.hasGRPC {
+		return kNone, false
+	}
+	if s.hasJSONRPC && s.jsonrpc != -32603 && (s.jsonrpc > -32000 || s.jsonrpc < -32099) {
+		return kNone, false
+	}
+	e := &s.in.Error
+	typ := e.Type
+	if i := strings.LastIndexAny(typ, ".:"); i >= 0 && i+1 < len(typ) && !strings.HasPrefix(typ, "runtime.") {
+		typ = typ[i+1:]
+	}
+	if defectTypes[typ] || defectTypes[e.Type] {
+		return kDefect, true
+	}
+	if e.Type == "TypeError" && defectText.MatchString("TypeError: "+e.Message) {
+		return kDefect, true
+	}
+	if defectText.MatchString(e.Message) {
+		return kDefect, true
+	}
+	for _, t := range s.detailTexts {
+		if defectText.MatchString(t) {
+			return kDefect, true
+		}
+	}
+	// A JSON-RPC error's data, or an error body, that carries the trace
+	// under a key of its own.
+	if m, ok := e.Details.(map[string]any); ok {
+		for _, body := range []map[string]any{m, mapField(m, "data"), mapField(m, "error")} {
+			for _, key := range traceKeys {
+				if t, ok := stringField(body, key); ok && defectText.MatchString(t) {
+					return kDefect, true
+				}
+			}
+		}
+	}
+	return kNone, false
+}
+
+// traceKeys are the keys under which error bodies carry a stack trace.
+var traceKeys = []string{"stack", "stackTrace", "stacktrace", "stack_trace", "traceback", "trace", "exception"}
