@@ -30,6 +30,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -142,10 +143,72 @@ func Parse(s string) (ID, error) {
 	return parseBody(s[len(Prefix):])
 }
 
+// ErrSeveral reports text that holds more than one different correlation ID,
+// so that ParseLoose cannot tell which one was meant. It wraps ErrFormat.
+var ErrSeveral = fmt.Errorf("%w: more than one correlation ID in the text", ErrFormat)
+
 // ParseLoose accepts what a person is likely to paste or type: surrounding
 // whitespace, an optional "tf_" prefix in any case, and dashes or spaces used
-// to group characters. The check character still has to match.
+// to group characters. When the text holds more than an ID — quotes,
+// brackets, a trailing period, a label such as "correlationId:", a JSON
+// fragment copied from _meta, a log line — the one "tf_" token in it is
+// taken (the same ID repeated counts once; two different ones are
+// ErrSeveral). The check character still has to match.
 func ParseLoose(s string) (ID, error) {
+	id, err := parseGrouped(strings.Trim(s, wrapping))
+	if err == nil || !errors.Is(err, ErrFormat) || errors.Is(err, ErrCheckMissing) {
+		// An ID, or text shaped like one with a wrong or missing check
+		// character: a typo to report, not something to search further.
+		return id, err
+	}
+	tokens := prefixedTokens(s)
+	switch len(tokens) {
+	case 0:
+		return ID{}, err
+	case 1:
+		return parseGrouped(tokens[0])
+	}
+	return ID{}, ErrSeveral
+}
+
+// wrapping is what may surround a pasted ID: white space, quotes, brackets
+// and the punctuation that ends a sentence or a JSON member. None of it is
+// an ID's character.
+const wrapping = " \t\r\n\"'`()[]{}<>.,;:!?"
+
+// prefixedTokens returns, once each and in upper case, the "tf_" tokens in s
+// that are shaped like an ID with or without its check character: a whole
+// word (letters, digits and underscores) made of "tf_" in any case and 26 or
+// 27 letters and digits.
+func prefixedTokens(s string) []string {
+	var out []string
+	for i := 0; i+len(Prefix) <= len(s); i++ {
+		if !strings.EqualFold(s[i:i+len(Prefix)], Prefix) || i > 0 && isWord(s[i-1]) {
+			continue
+		}
+		j := i + len(Prefix)
+		for j < len(s) && isWord(s[j]) && s[j] != '_' {
+			j++
+		}
+		if n := j - i - len(Prefix); (n == dataLen || n == dataLen+1) && (j == len(s) || !isWord(s[j])) {
+			if tok := strings.ToUpper(s[i:j]); !slices.Contains(out, tok) {
+				out = append(out, tok)
+			}
+		}
+		i = j - 1
+	}
+	return out
+}
+
+// isWord reports the bytes of a word as a double-click selects it in most
+// places: ASCII letters, digits and the underscore.
+func isWord(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
+}
+
+// parseGrouped reads one ID with optional white space, an optional "tf_" or
+// "tf-" prefix in any case, and dashes or spaces grouping its characters.
+func parseGrouped(s string) (ID, error) {
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range strings.TrimSpace(s) {

@@ -293,6 +293,15 @@ func TestParseLoose(t *testing.T) {
 		"tf_" + body[:9] + "-" + body[9:18] + "-" + body[18:],
 		body[:9] + " " + body[9:18] + " " + body[18:],
 		"\t" + strings.ToLower(s) + " ",
+		// The one tf_ token of a pasted text.
+		`"` + s + `"`,
+		"(" + s + ").",
+		"[" + strings.ToLower(s) + "]",
+		"'" + body + "',",
+		"correlationId: " + s,
+		`"correlationId": "` + s + `",`,
+		`{"class":"reliability","code":"upstream_timeout","retryable":true,"correlationId":"` + s + `"}`,
+		"Failed (ID " + s + "); see " + s + ".",
 	}
 	for _, in := range ok {
 		got, err := correlation.ParseLoose(in)
@@ -307,6 +316,14 @@ func TestParseLoose(t *testing.T) {
 		body + "00":                correlation.ErrFormat,
 		"tf_" + body + "_":         correlation.ErrFormat,
 		body[:26] + flip(body[26]): correlation.ErrChecksum,
+		// In a longer text: a typo is still a typo, two different IDs are ambiguous, and a
+		// tf_ word that is not an ID's shape is not one.
+		"correlationId: tf_" + body[:26] + flip(body[26]):      correlation.ErrChecksum,
+		`"correlationId": "tf_` + body[:26] + `"`:              correlation.ErrCheckMissing,
+		s + " or tf_" + body[:25] + flip(body[25]) + body[26:]: correlation.ErrSeveral,
+		"see " + s + "_old":               correlation.ErrFormat,
+		"see x" + s:                       correlation.ErrFormat,
+		"correlationId: tf_" + body + "0": correlation.ErrFormat,
 	}
 	for in, want := range bad {
 		if _, err := correlation.ParseLoose(in); !errors.Is(err, want) {

@@ -40,6 +40,10 @@ func authInterceptor(a *auth.Authenticator, log *slog.Logger) connect.ServerInte
 			p, err := a.Authenticate(ctx, info.RequestHeader().Get("Authorization"))
 			switch {
 			case errors.Is(err, auth.ErrUnavailable):
+				if gone := callerGone(ctx, err); gone != nil {
+					// The caller's own deadline or cancellation, not the store's outage.
+					return gone
+				}
 				log.ErrorContext(ctx, "api key lookup failed", "error", err)
 				return connect.NewError(connect.CodeUnavailable, auth.ErrUnavailable.Error()).WithCause(err)
 			case err != nil:

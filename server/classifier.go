@@ -81,8 +81,7 @@ func (s *classifierService) Classify(ctx context.Context, req *v1.ClassifyReques
 	}
 	stored, created, err := s.cfg.Store.InsertFailure(ctx, rec)
 	if err != nil {
-		s.cfg.Logger.ErrorContext(ctx, "store failure record", "tenant", p.TenantID, "error", err)
-		return nil, connect.NewError(connect.CodeUnavailable, "the failure could not be stored; retry shortly").WithCause(err)
+		return nil, storeFailed(ctx, s.cfg.Logger, "store failure record", p.TenantID, "the failure could not be stored; retry shortly", err)
 	}
 	span.Recorded(ctx, telemetry.Classification{
 		TenantID: p.TenantID, TenantName: p.TenantName,
@@ -118,8 +117,7 @@ func (s *classifierService) Explain(ctx context.Context, req *v1.ExplainRequest)
 func (s *classifierService) rulesFor(ctx context.Context, p auth.Principal) (*ruleset.Set, error) {
 	rules, err := s.cfg.Rules.Get(ctx, p.TenantID)
 	if err != nil {
-		s.cfg.Logger.ErrorContext(ctx, "load rules", "tenant", p.TenantID, "error", err)
-		return nil, connect.NewError(connect.CodeUnavailable, "the tenant's rules could not be loaded; retry shortly").WithCause(err)
+		return nil, storeFailed(ctx, s.cfg.Logger, "load rules", p.TenantID, "the tenant's rules could not be loaded; retry shortly", err)
 	}
 	return rules, nil
 }

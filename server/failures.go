@@ -35,10 +35,14 @@ func (s *failureService) GetFailure(ctx context.Context, req *v1.GetFailureReque
 	if !ok {
 		return nil, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
 	}
-	id, err := correlation.Parse(strings.TrimSpace(req.GetCorrelationId()))
+	// The same forgiving reading as the CLI and the web page: IDs are pasted from tickets and
+	// chat (any case, spaces, no tf_, or the one tf_ token of a longer text).
+	id, err := correlation.ParseLoose(req.GetCorrelationId())
 	if err != nil {
 		msg := "invalid request: correlationId: not a correlation ID (tf_ followed by 27 characters)"
 		switch {
+		case errors.Is(err, correlation.ErrSeveral):
+			msg = "invalid request: correlationId: the text holds more than one correlation ID; send one"
 		case errors.Is(err, correlation.ErrCheckMissing):
 			msg = "invalid request: correlationId: the check character is missing (tf_ followed by 27 characters; this one has 26): copy the whole ID"
 		case errors.Is(err, correlation.ErrChecksum):
@@ -52,8 +56,7 @@ func (s *failureService) GetFailure(ctx context.Context, req *v1.GetFailureReque
 		return nil, connect.NewError(connect.CodeNotFound, "no failure with this correlation ID")
 	}
 	if err != nil {
-		s.cfg.Logger.ErrorContext(ctx, "get failure", "tenant", p.TenantID, "error", err)
-		return nil, connect.NewError(connect.CodeUnavailable, "lookup failed; retry shortly").WithCause(err)
+		return nil, storeFailed(ctx, s.cfg.Logger, "get failure", p.TenantID, "lookup failed; retry shortly", err)
 	}
 	pf, err := failureProto(f, s.cfg.TraceURL)
 	if err != nil {
@@ -92,10 +95,17 @@ func (s *failureService) ListFailures(ctx context.Context, req *v1.ListFailuresR
 			}
 			q.Filter.Fingerprint = fp
 		}
+		// JSON cannot carry a timestamp outside years 1 to 9999, but the binary protocol can.
 		if f.Since != nil {
+			if err := f.Since.CheckValid(); err != nil {
+				return nil, connect.NewError(connect.CodeInvalidArgument, "invalid request: filter.since: "+err.Error())
+			}
 			q.Filter.Since = f.Since.AsTime()
 		}
 		if f.Until != nil {
+			if err := f.Until.CheckValid(); err != nil {
+				return nil, connect.NewError(connect.CodeInvalidArgument, "invalid request: filter.until: "+err.Error())
+			}
 			q.Filter.Until = f.Until.AsTime()
 		}
 	}
@@ -104,8 +114,7 @@ func (s *failureService) ListFailures(ctx context.Context, req *v1.ListFailuresR
 	q.Limit++
 	rows, err := s.cfg.Store.ListFailures(ctx, p.TenantID, q)
 	if err != nil {
-		s.cfg.Logger.ErrorContext(ctx, "list failures", "tenant", p.TenantID, "error", err)
-		return nil, connect.NewError(connect.CodeUnavailable, "listing failed; retry shortly").WithCause(err)
+		return nil, storeFailed(ctx, s.cfg.Logger, "list failures", p.TenantID, "listing failed; retry shortly", err)
 	}
 	res := &v1.ListFailuresResponse{}
 	if len(rows) == q.Limit {

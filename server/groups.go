@@ -95,14 +95,28 @@ func encodeGroupToken(t groupToken) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
+// decodeGroupToken reads a page token and checks everything in it that a token ListGroups wrote
+// keeps: a window that the first page could have had (valid times, since before until, at most
+// store.MaxGroupWindow), a count of at least one and a last-seen time inside the window. A forged
+// or tampered token is refused here, so that it never reaches the store.
 func decodeGroupToken(s string) (groupToken, error) {
 	var t groupToken
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err == nil {
 		err = json.Unmarshal(b, &t)
 	}
-	if err != nil || t.V != pageTokenVersion || !fingerprint.Valid(t.FP) || t.Since >= t.Until {
-		return t, errors.New("bad page token")
+	bad := errors.New("bad page token")
+	if err != nil || t.V != pageTokenVersion || !fingerprint.Valid(t.FP) || t.Count < 1 {
+		return t, bad
+	}
+	for _, us := range []int64{t.Since, t.Until, t.LastSeen} {
+		if timestamppb.New(time.UnixMicro(us)).CheckValid() != nil {
+			return t, bad
+		}
+	}
+	since, until := time.UnixMicro(t.Since), time.UnixMicro(t.Until)
+	if store.CheckGroupWindow(since, until) != nil || t.LastSeen < t.Since || t.LastSeen >= t.Until {
+		return t, bad
 	}
 	return t, nil
 }
@@ -145,11 +159,14 @@ func (s *failureService) ListGroups(ctx context.Context, req *v1.ListGroupsReque
 	q.Limit++ // one more than a page tells whether another follows
 	groups, err := s.cfg.Store.ListGroups(ctx, p.TenantID, q)
 	if errors.Is(err, store.ErrInvalid) {
-		return nil, connect.NewError(connect.CodeInvalidArgument, "invalid request: filter: "+err.Error())
+		// The store's words name internal numbers (the tenant's); the caller gets the field.
+		if req.GetPageToken() != "" {
+			return nil, connect.NewError(connect.CodeInvalidArgument, "invalid request: pageToken: not a token from a previous page")
+		}
+		return nil, connect.NewError(connect.CodeInvalidArgument, "invalid request: filter: not a window or filter the service can list")
 	}
 	if err != nil {
-		s.cfg.Logger.ErrorContext(ctx, "list groups", "tenant", p.TenantID, "error", err)
-		return nil, connect.NewError(connect.CodeUnavailable, "listing groups failed; retry shortly").WithCause(err)
+		return nil, storeFailed(ctx, s.cfg.Logger, "list groups", p.TenantID, "listing groups failed; retry shortly", err)
 	}
 	res := &v1.ListGroupsResponse{}
 	if len(groups) == q.Limit {
@@ -185,15 +202,13 @@ func (s *failureService) GetGroup(ctx context.Context, req *v1.GetGroupRequest) 
 		return nil, connect.NewError(connect.CodeNotFound, "no failures with this fingerprint in the window")
 	}
 	if err != nil {
-		s.cfg.Logger.ErrorContext(ctx, "get group", "tenant", p.TenantID, "error", err)
-		return nil, connect.NewError(connect.CodeUnavailable, "lookup failed; retry shortly").WithCause(err)
+		return nil, storeFailed(ctx, s.cfg.Logger, "get group", p.TenantID, "lookup failed; retry shortly", err)
 	}
 	records, err := s.cfg.Store.ListFailures(ctx, p.TenantID, store.ListQuery{
 		Filter: store.Filter{Fingerprint: fp, Since: since, Until: until}, Limit: shadowRecords,
 	})
 	if err != nil {
-		s.cfg.Logger.ErrorContext(ctx, "get group records", "tenant", p.TenantID, "error", err)
-		return nil, connect.NewError(connect.CodeUnavailable, "lookup failed; retry shortly").WithCause(err)
+		return nil, storeFailed(ctx, s.cfg.Logger, "get group records", p.TenantID, "lookup failed; retry shortly", err)
 	}
 	evidence, err := store.SumShadow(records)
 	if err != nil {

@@ -248,11 +248,7 @@ func versionConflict(current, expected int64) error {
 }
 
 func (s *ruleService) storeError(ctx context.Context, p auth.Principal, op string, err error) error {
-	if ctx.Err() != nil {
-		return connect.NewError(connect.CodeCanceled, op+": canceled").WithCause(err)
-	}
-	s.log.ErrorContext(ctx, op, "tenant", p.TenantID, "error", err)
-	return connect.NewError(connect.CodeUnavailable, op+" failed; retry shortly").WithCause(err)
+	return storeFailed(ctx, s.log, op, p.TenantID, op+" failed; retry shortly", err)
 }
 
 // storeRule turns a rule into what the store keeps: its API JSON form,

@@ -189,7 +189,10 @@ func (h *healthCheck) ping(ctx context.Context) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if now := h.now(); now.Sub(h.checked) > time.Second {
-		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		// The probe's answer is shared by every caller for a second, so one caller's own
+		// deadline (grpc-timeout: 1n) or disconnect must not cut it short and report the
+		// store down to all the others.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
 		h.last = h.store.Ping(ctx)
 		h.checked = now

@@ -31,6 +31,12 @@ type bundle struct {
 
 func setup(t *testing.T) *bundle {
 	t.Helper()
+	return setupWith(t, nil)
+}
+
+// setupWith is setup with the server's configuration adjusted by configure (nil for none).
+func setupWith(t *testing.T, configure func(*server.Config)) *bundle {
+	t.Helper()
 	ctx := context.Background()
 	dbURL := pgtest.URL(t)
 	s, err := postgres.Open(ctx, dbURL)
@@ -47,7 +53,11 @@ func setup(t *testing.T) *bundle {
 	b.allKey = mkKey(t, s, "acme", apikey.AllScopes...)
 	b.otherAllKey = mkKey(t, s, "globex", apikey.AllScopes...)
 
-	h, err := server.New(server.Config{Store: s})
+	cfg := server.Config{Store: s}
+	if configure != nil {
+		configure(&cfg)
+	}
+	h, err := server.New(cfg)
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,8 +89,7 @@ func SuggestRule(ctx context.Context, groups GroupStore, tenantID int64, fp stri
 }
 
 func (s *ruleService) unavailable(ctx context.Context, what string, p auth.Principal, err error) error {
-	s.log.ErrorContext(ctx, what, "tenant", p.TenantID, "error", err)
-	return connect.NewError(connect.CodeUnavailable, "lookup failed; retry shortly").WithCause(err)
+	return storeFailed(ctx, s.log, what, p.TenantID, "lookup failed; retry shortly", err)
 }
 
 // draftRule builds the rule and the first lines of its explanation.
@@ -103,7 +103,13 @@ func draftRule(g store.Group, members []store.Failure) (ruleset.Rule, []string) 
 		Tool:     g.Sample.Tool,
 	}
 	why := []string{fmt.Sprintf("Drafted from %d records of group %s (tool %q) in the last 7 days.", len(members), g.Fingerprint, g.Sample.Tool)}
-	if strings.ContainsAny(r.Tool, "*?") {
+	switch {
+	case strings.Contains(r.Tool, store.NULStandIn):
+		// Rules see the name as the caller sent it, with the NUL that the record shows as the
+		// stand-in.
+		r.Tool = ""
+		r.When = "tool.matches(" + strconv.Quote(exactWithNUL(g.Sample.Tool)) + ")"
+	case strings.ContainsAny(r.Tool, "*?"):
 		// A glob cannot say the name exactly; CEL can.
 		r.Tool = ""
 		r.When = "tool == " + strconv.Quote(g.Sample.Tool)
@@ -121,15 +127,24 @@ func draftRule(g store.Group, members []store.Failure) (ruleset.Rule, []string) 
 	}
 	if sample.Type != "" {
 		cond := "error.type == " + strconv.Quote(sample.Type)
+		if strings.Contains(sample.Type, store.NULStandIn) {
+			cond = "error.type.matches(" + strconv.Quote(exactWithNUL(sample.Type)) + ")"
+		}
 		if r.When != "" {
 			cond = r.When + " && " + cond
 		}
 		r.When = cond
 		why = append(why, fmt.Sprintf("when error.type is %q: the type of every record of the group.", sample.Type))
 	}
-	if pat := fingerprint.PatternOf(sample.Message); pat != "" && len(pat) <= 1024 {
+	// The pattern is drafted from the stored text, where a NUL is the stand-in; the rule is
+	// evaluated on the message as the caller sent it, NUL and all. The stand-in can only come
+	// from the pattern's quoted literals, so each becomes "either".
+	if pat := strings.ReplaceAll(fingerprint.PatternOf(sample.Message), store.NULStandIn, nulOrStandIn); pat != "" && len(pat) <= 1024 {
 		r.MessageMatches = pat
 		why = append(why, fmt.Sprintf("messageMatches from the template %q: its variable parts (placeholders such as <num>) match any text, the rest literally, case-insensitively.", template))
+	}
+	if strings.Contains(g.Sample.Tool+sample.Type+sample.Message, store.NULStandIn) {
+		why = append(why, "The records hold NUL characters, stored as "+store.NULStandIn+": the draft matches either, so it matches the errors as they are sent.")
 	}
 	// The outcome that decided most of the group's records; for a group that no rule decided,
 	// that is the text model's guess or the documented default, which the author should review.
@@ -160,6 +175,29 @@ func draftRule(g store.Group, members []store.Failure) (ruleset.Rule, []string) 
 		why = append(why, fmt.Sprintf("then %s/%s: what rule %q decided for %d of the %d records.", best.class, best.code, best.rule, counts[best], len(members)))
 	}
 	return r, why
+}
+
+// nulOrStandIn is RE2 for where a stored record shows store.NULStandIn: the NUL that the caller
+// sent, which is what rules are evaluated on, or the stand-in itself.
+const nulOrStandIn = `(?:\x00|` + store.NULStandIn + `)`
+
+// exactWithNUL is an RE2 pattern that matches s whole, with each NUL stand-in as nulOrStandIn.
+func exactWithNUL(s string) string {
+	parts := strings.Split(s, store.NULStandIn)
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	return "^" + strings.Join(parts, nulOrStandIn) + "$"
+}
+
+// withNUL returns in with each NUL stand-in in the fields a draft uses (tool, error type and
+// message) back to the NUL it stood for, as the caller sent them.
+func withNUL(in *classify.Input) *classify.Input {
+	out := *in
+	out.Tool = strings.ReplaceAll(in.Tool, store.NULStandIn, "\x00")
+	out.Error.Type = strings.ReplaceAll(in.Error.Type, store.NULStandIn, "\x00")
+	out.Error.Message = strings.ReplaceAll(in.Error.Message, store.NULStandIn, "\x00")
+	return &out
 }
 
 // nearRules is how many of the nearest pack rules an explanation names.
@@ -217,12 +255,17 @@ func checkDraft(r ruleset.Rule, fp string, members, recent []store.Failure, now 
 	if err != nil {
 		return nil, err
 	}
+	// A record matches when the draft matches it as stored and as the caller sent it: a NUL in
+	// its text is stored as the stand-in, and rules are evaluated on the NUL.
 	matches := func(f store.Failure) bool {
 		in, err := recordInput(f)
 		if err != nil {
 			return false
 		}
-		_, ok := set.Match(in, now)
+		if _, ok := set.Match(in, now); !ok {
+			return false
+		}
+		_, ok := set.Match(withNUL(in), now)
 		return ok
 	}
 	var lines []string

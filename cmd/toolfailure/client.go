@@ -68,8 +68,10 @@ func newLookupCmd() *cobra.Command {
 		Long: `Show one failure record by its correlation ID, as support sees it: class and code,
 guidance, the tool, the raw error (redacted), the rule that decided, the trace and the web page.
 
-IDs pasted from tickets may have spaces, any case or no tf_ prefix; a typo is caught by the
-check character.`,
+IDs pasted from tickets may have spaces, any case or no tf_ prefix, or come with the text around
+them (quotes, "correlationId: …", a JSON fragment): the one tf_ token is taken. A typo is caught by
+the check character. Text output shows terminal control characters in the record as escapes
+such as \x1b.`,
 		Example: `  toolfailure lookup tf_01JZ8X4M7Q2R5T9V3W6Y8A1B2C3
   toolfailure lookup tf_01JZ8X4M7Q2R5T9V3W6Y8A1B2C3 --output json --server https://toolfailure.example.com`,
 		Args: exactArgs(1, "one correlation ID"),
@@ -82,6 +84,8 @@ check character.`,
 			id, err := correlation.ParseLoose(args[0])
 			if err != nil {
 				switch {
+				case errors.Is(err, correlation.ErrSeveral):
+					return usageErrorf("the text holds more than one correlation ID: give one")
 				case errors.Is(err, correlation.ErrCheckMissing):
 					return usageErrorf("the check character is missing: the ID has 26 characters after tf_, not 27; copy the whole ID")
 				case errors.Is(err, correlation.ErrChecksum):
@@ -141,9 +145,10 @@ func className(c v1.Class) string { return classwire.Word(c) }
 
 func printFailure(w io.Writer, f *v1.Failure, serverURL string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	// Every value is stored text or derived from it: safeText keeps terminal controls in it visible.
 	row := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(tw, "%s\t%s\n", k, v)
+			fmt.Fprintf(tw, "%s\t%s\n", k, safeText(v))
 		}
 	}
 	row("Correlation ID", f.GetCorrelationId())
@@ -255,11 +260,12 @@ when records remain, the last line (the nextPageToken with --output json) says h
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "CREATED\tCORRELATION ID\tTOOL\tCLASS\tCODE")
 			for _, f := range all {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.GetCreatedAt().AsTime().UTC().Format(time.RFC3339), f.GetCorrelationId(), f.GetTool(), className(f.GetClass()), f.GetCode())
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.GetCreatedAt().AsTime().UTC().Format(time.RFC3339), safeText(f.GetCorrelationId()),
+					safeText(f.GetTool()), className(f.GetClass()), safeText(f.GetCode()))
 			}
 			_ = tw.Flush()
 			if token != "" {
-				fmt.Fprintf(stdout, "\nmore: toolfailure failures list --page-token %s (with the same filters)\n", token)
+				fmt.Fprintf(stdout, "\nmore: toolfailure failures list --page-token %s (with the same filters)\n", safeText(token))
 			}
 			return nil
 		},

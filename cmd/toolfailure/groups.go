@@ -83,8 +83,8 @@ to teach the service with "toolfailure rules suggest FINGERPRINT".`,
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "FINGERPRINT\tCOUNT\tLAST SEEN\tTOOL\tCLASS/CODE\tRULE\tTEMPLATE")
 			for _, g := range all {
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s/%s\t%s\t%s\n", g.GetFingerprint(), g.GetCount(),
-					fmtTime(g.GetLastSeen()), g.GetTool(), className(g.GetClass()), g.GetCode(), g.GetRuleId(), oneLineTemplate(g.GetTemplate()))
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s/%s\t%s\t%s\n", safeText(g.GetFingerprint()), g.GetCount(),
+					fmtTime(g.GetLastSeen()), safeText(g.GetTool()), className(g.GetClass()), safeText(g.GetCode()), safeText(g.GetRuleId()), oneLineTemplate(g.GetTemplate()))
 			}
 			_ = tw.Flush()
 			if token != "" {
@@ -110,9 +110,10 @@ to teach the service with "toolfailure rules suggest FINGERPRINT".`,
 	return cmd
 }
 
-// oneLineTemplate keeps a table row on one line and of a readable width.
+// oneLineTemplate keeps a table row on one line and of a readable width, with terminal controls
+// made visible (safeText).
 func oneLineTemplate(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = safeText(strings.Join(strings.Fields(s), " "))
 	if r := []rune(s); len(r) > 80 {
 		s = string(r[:79]) + "…"
 	}
@@ -157,6 +158,7 @@ records in the window (default the last 24 hours).`,
 			}
 			g := res.GetGroup()
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+			// Stored text, shown through safeText.
 			for _, row := range [][2]string{
 				{"Fingerprint", g.GetFingerprint()},
 				{"Template", g.GetTemplate()},
@@ -166,14 +168,14 @@ records in the window (default the last 24 hours).`,
 				{"Last seen", fmtTime(g.GetLastSeen())},
 				{"Decided by", g.GetRuleId() + " (" + className(g.GetClass()) + "/" + g.GetCode() + ")"},
 			} {
-				fmt.Fprintf(tw, "%s:\t%s\n", row[0], row[1])
+				fmt.Fprintf(tw, "%s:\t%s\n", row[0], safeText(row[1]))
 			}
 			_ = tw.Flush()
 			fmt.Fprintf(stdout, "\nMost recent:\n")
 			tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "CREATED\tCORRELATION ID\tCLASS\tCODE\tRULE")
 			for _, f := range res.GetRecent() {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", fmtTime(f.GetCreatedAt()), f.GetCorrelationId(), className(f.GetClass()), f.GetCode(), f.GetRuleId())
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", fmtTime(f.GetCreatedAt()), safeText(f.GetCorrelationId()), className(f.GetClass()), safeText(f.GetCode()), safeText(f.GetRuleId()))
 			}
 			_ = tw.Flush()
 			if len(res.GetShadow()) > 0 {
@@ -181,11 +183,11 @@ records in the window (default the last 24 hours).`,
 				tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 				fmt.Fprintln(tw, "RULE\tWOULD DECIDE\tMATCHED\tWOULD CHANGE")
 				for _, e := range res.GetShadow() {
-					fmt.Fprintf(tw, "%s\t%s/%s\t%d\t%d\n", e.GetRuleId(), className(e.GetClass()), e.GetCode(), e.GetMatched(), e.GetDiffers())
+					fmt.Fprintf(tw, "%s\t%s/%s\t%d\t%d\n", safeText(e.GetRuleId()), className(e.GetClass()), safeText(e.GetCode()), e.GetMatched(), e.GetDiffers())
 				}
 				_ = tw.Flush()
 			}
-			fmt.Fprintf(stdout, "\nDraft a rule for it: toolfailure rules suggest %s\n", g.GetFingerprint())
+			fmt.Fprintf(stdout, "\nDraft a rule for it: toolfailure rules suggest %s\n", safeText(g.GetFingerprint()))
 			return nil
 		},
 	}
@@ -237,7 +239,7 @@ records then show its would-be outcome until you set mode: enforce.`,
 				return failedf("format the suggested rule: %v", err)
 			}
 			for _, line := range strings.Split(res.GetExplanation(), "\n") {
-				fmt.Fprintf(stdout, "# %s\n", line)
+				fmt.Fprintf(stdout, "# %s\n", safeText(line))
 			}
 			_, err = stdout.Write(body)
 			return err

@@ -94,14 +94,17 @@ func New(s KeyLookup, opts Options) *Authenticator {
 	return &Authenticator{store: s, opts: opts, cache: map[[sha256.Size]byte]cached{}}
 }
 
-// BearerToken returns the key of an Authorization header value.
+// BearerToken returns the key of an Authorization header value: the scheme
+// "Bearer" in any case (RFC 9110 section 11.1: BEARER and bearer are the same
+// scheme), white space, and the key.
 func BearerToken(header string) (string, bool) {
-	token, ok := strings.CutPrefix(header, "Bearer ")
-	if !ok {
-		token, ok = strings.CutPrefix(header, "bearer ")
+	h := strings.TrimSpace(header)
+	i := strings.IndexAny(h, " \t")
+	if i < 0 || !strings.EqualFold(h[:i], "Bearer") {
+		return "", false
 	}
-	token = strings.TrimSpace(token)
-	return token, ok && token != ""
+	token := strings.TrimSpace(h[i:])
+	return token, token != ""
 }
 
 // Authenticate resolves the value of an Authorization header.

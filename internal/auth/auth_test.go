@@ -64,7 +64,9 @@ func TestAuthenticate(t *testing.T) {
 	s, k := setup(t)
 	a := auth.New(s, auth.Options{})
 	ctx := context.Background()
-	for _, h := range []string{"Bearer " + k.Secret, "bearer " + k.Secret, "Bearer  " + k.Secret + " "} {
+	// The scheme is case-insensitive (RFC 9110 section 11.1), and any white space may follow it.
+	for _, h := range []string{"Bearer " + k.Secret, "bearer " + k.Secret, "Bearer  " + k.Secret + " ",
+		"BEARER " + k.Secret, "bEaReR " + k.Secret, "Bearer\t" + k.Secret, " BEARER \t " + k.Secret} {
 		p, err := a.Authenticate(ctx, h)
 		if err != nil || p.TenantName != "acme" || p.KeyID != k.ID || !p.Has(apikey.ScopeLookup) || p.Has(apikey.ScopeRules) {
 			t.Errorf("Authenticate(%q) = %+v, %v", h, p, err)
@@ -74,6 +76,10 @@ func TestAuthenticate(t *testing.T) {
 		"":                              auth.ErrMissing,
 		"Bearer ":                       auth.ErrMissing,
 		"Basic " + k.Secret:             auth.ErrMissing,
+		"BEARER":                        auth.ErrMissing,
+		"Bearer" + k.Secret:             auth.ErrMissing,
+		"Bearers " + k.Secret:           auth.ErrMissing,
+		k.Secret:                        auth.ErrMissing,
 		"Bearer tfk_not_a_key":          auth.ErrUnknown,
 		"Bearer " + k.Secret[:55] + "x": auth.ErrUnknown, // the right shape, not a stored key
 	} {
