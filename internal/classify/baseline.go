@@ -200,9 +200,24 @@ func finish(s *signals, k kind, ruleID string, now time.Time, evidence string) O
 			}
 		}
 	}
-	o.AgentGuidance = guidance(k, o.Retryable, wait)
+	if info.class == Reliability && evidence == "" {
+		o.AgentGuidance = unprovenGuidance[k]
+	} else {
+		o.AgentGuidance = guidance(k, o.Retryable, wait)
+	}
 	return o
 }
+
+// unprovenGuidance is the guidance of a reliability reading that nothing
+// shows to be transient: not retried automatically, and said so.
+var unprovenGuidance = func() (g [kindCount]string) {
+	for k := range g {
+		if kindTable[k].class == Reliability {
+			g[k] = kindTable[k].advice + " Nothing in the error shows that the failure is temporary, so do not retry automatically: check the call and its result, and report the correlation ID if it keeps failing."
+		}
+	}
+	return g
+}()
 
 func isTrue(b *bool) bool { return b != nil && *b }
 

@@ -33,8 +33,8 @@ const MinModelWords = 5
 // cross-validation.
 const (
 	DefaultModelOverride     = 0.8
-	DefaultModelWeakOverride = 0.6
-	DefaultModelCodeOverride = 0.7
+	DefaultModelWeakOverride = 0.7
+	DefaultModelCodeOverride = 0.6
 )
 
 // Engine is the baseline: the ordered generic rules, with a text model for

@@ -13,14 +13,14 @@ type retryTier uint8
 
 const (
 	// tierStatus: a protocol status code that means a transient condition
-	// (429, 502–504, UNAVAILABLE, DEADLINE_EXCEEDED, a serialization
-	// failure), with or without its text.
+	// or the server's own failure (429, 500, 502–504, UNAVAILABLE,
+	// DEADLINE_EXCEEDED, a serialization failure), with or without its text.
 	tierStatus retryTier = iota
 	// tierPhrase: a transient condition named in the message's words or a
 	// generic I/O exception type (timed out, connection reset, rate limit).
 	tierPhrase
-	// tierVague: a reading that only says something failed on the other
-	// side (500, INTERNAL, "internal error", "unavailable" in prose).
+	// tierVague: a reading in prose that only says something failed on
+	// the other side ("internal error", "unavailable").
 	tierVague
 	tierCount
 )
@@ -31,10 +31,10 @@ const (
 // decided alone. They were chosen with grouped cross-validation
 // (trainmodel -sweep-retry) for the lowest cost at the ratio of
 // docs/classification.md.
-var DefaultRetryFloors = [tierCount]float32{tierStatus: 0.05, tierPhrase: 0.1, tierVague: 0.4}
+var DefaultRetryFloors = [tierCount]float32{tierStatus: 0.2, tierPhrase: 0.2, tierVague: 0.5}
 
 // DefaultRetryModel: see DefaultRetryFloors.
-const DefaultRetryModel float32 = 0.8
+const DefaultRetryModel float32 = 0.85
 
 // Evidence names for RetryEvidence besides the rule IDs.
 const (
@@ -54,9 +54,12 @@ var statusRules = func() []bool {
 
 func tierOf(ri int, k kind) retryTier {
 	switch k {
-	case kServer, kUnknown:
+	case kUnknown:
 		return tierVague
-	case kUnavailable:
+	case kServer, kUnavailable:
+		// A remote's own 500, 503, INTERNAL or UNAVAILABLE is a status the
+		// protocol defines as the server's failure: every published retry
+		// rule retries it. The same words in prose are vague.
 		if statusRules[ri] {
 			return tierStatus
 		}

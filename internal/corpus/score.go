@@ -475,6 +475,9 @@ func WriteMakeup(w io.Writer, m Makeup) {
 	}
 }
 
+// shortLabels are Labels' codes, abbreviated for the confusion table.
+var shortLabels = [...]string{"inv", "nf", "uns", "tra", "auth", "perm", "pol", "act", "bug"}
+
 // Confusion writes the table of expected codes (rows) against the codes
 // given (columns), over the cases whose code is wrong or right alike.
 func Confusion(w io.Writer, vs []Verdict) {
@@ -483,7 +486,7 @@ func Confusion(w io.Writer, vs []Verdict) {
 		_, code, _ := strings.Cut(l, "/")
 		idx[code] = i
 	}
-	var m [8][8]int
+	var m [len(shortLabels)][len(shortLabels)]int
 	for _, v := range vs {
 		want, ok1 := idx[v.Case.Expect.Code]
 		got, ok2 := idx[v.Outcome.Code]
@@ -494,7 +497,7 @@ func Confusion(w io.Writer, vs []Verdict) {
 			m[want][got]++
 		}
 	}
-	short := []string{"inv", "nf", "uns", "tra", "auth", "perm", "pol", "act"}
+	short := shortLabels[:]
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "want \\ got\t")
 	for _, s := range short {

@@ -7,6 +7,7 @@
 //	go run ./internal/corpus/trainmodel -lso          # leave-system-out table
 //	go run ./internal/corpus/trainmodel -sweep        # leave-system-out scores of the engine's thresholds
 //	go run ./internal/corpus/trainmodel -explain ID   # how the embedded baseline decides one case
+//	go run ./internal/corpus/trainmodel -score -corpus F  # the committed baseline's table on a corpus file
 package main
 
 import (
@@ -29,10 +30,18 @@ func main() {
 	threshold := flag.Float64("threshold", classify.DefaultModelThreshold, "class probability threshold for -lso")
 	sweep := flag.Bool("sweep", false, "print the leave-system-out scores of a grid of the engine's thresholds")
 	sweepRetry := flag.Bool("sweep-retry", false, "print the leave-system-out scores of a grid of the evidence a retry needs")
+	score := flag.Bool("score", false, "print the table of the embedded baseline (packs and the committed model, as the service runs them) on the corpus: how a sealed fresh batch is scored at its frozen commit (corpus/FRESH.md)")
 	explain := flag.String("explain", "", "print how the embedded baseline decides the case with this ID (a substring matches several)")
 	flag.Parse()
 	if *explain != "" {
 		if err := runExplain(*dir, *explain); err != nil {
+			fmt.Fprintln(os.Stderr, "trainmodel:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *score {
+		if err := runScore(*dir, *misses); err != nil {
 			fmt.Fprintln(os.Stderr, "trainmodel:", err)
 			os.Exit(1)
 		}
@@ -192,6 +201,22 @@ func runRetrySweep(cases []corpus.Case) error {
 		fmt.Printf("%.2f %.2f %.2f %.2f: %.2f %.2f %d %d %d\n", r.RetryFloors[0], r.RetryFloors[1], r.RetryFloors[2], r.RetryModel,
 			corpus.Pct(r.Class, r.N), corpus.Pct(r.Code, r.N), r.PermanentRetryable, r.TransientNotRetried,
 			retryCost*r.PermanentRetryable+r.TransientNotRetried)
+	}
+	return nil
+}
+
+// runScore prints the table of the embedded baseline on a corpus, with
+// no training: the model that scores it is the committed one.
+func runScore(dir string, misses bool) error {
+	cases, err := corpus.Load(dir)
+	if err != nil {
+		return err
+	}
+	corpus.WriteMakeup(os.Stdout, corpus.MakeupOf(cases))
+	vs := corpus.Score(classify.DefaultEngine(), cases)
+	corpus.Report(os.Stdout, "committed baseline", vs)
+	if misses {
+		corpus.Misses(os.Stdout, vs)
 	}
 	return nil
 }
