@@ -166,6 +166,8 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"failures"}, 2, "name a subcommand: list"},
 		{[]string{"failures", "list", "--limit", "0", "--key", "k"}, 2, "--limit 0"},
 		{[]string{"failures", "list", "--since", "yesterday", "--key", "k"}, 2, "--since"},
+		{[]string{"failures", "list", "--class", "reliabilty", "--key", "k"}, 2, "want capability, reliability or governance"},
+		{[]string{"groups", "list", "--class", "CLASS_NOPE", "--key", "k"}, 2, "want capability, reliability or governance"},
 		{[]string{"rules"}, 2, "name a subcommand"},
 		{[]string{"rules", "apply"}, 2, "-f FILE is required"},
 		{[]string{"rules", "test", "-f", "x.yaml"}, 2, "at least one --case"},
@@ -448,6 +450,19 @@ func TestLookupFlagsAfterArguments(t *testing.T) {
 	code, text, errOut = runCmd(t, "failures", "list", "--class", "governance", "--server", url, "--key", key, "--output", "json")
 	if code != 0 || !strings.Contains(text, cid) {
 		t.Fatalf("failures list --output json: exit %d\n%s%s", code, text, errOut)
+	}
+	// The proposal's word, as _meta and the text output say it, not the
+	// enum's name; the filter takes both spellings.
+	if !regexp.MustCompile(`"class":\s*"governance"`).MatchString(text) || strings.Contains(text, "CLASS_") {
+		t.Fatalf("failures list --output json does not say the class as the proposal's word:\n%s", text)
+	}
+	code, text, errOut = runCmd(t, "failures", "list", "--class", "CLASS_GOVERNANCE", "--server", url, "--key", key, "--output", "json")
+	if code != 0 || !strings.Contains(text, cid) {
+		t.Fatalf("failures list --class CLASS_GOVERNANCE: exit %d\n%s%s", code, text, errOut)
+	}
+	code, text, errOut = runCmd(t, "lookup", cid, "--server", url, "--key", key, "--output", "json")
+	if code != 0 || !regexp.MustCompile(`"class":\s*"governance"`).MatchString(text) {
+		t.Fatalf("lookup --output json: exit %d, class not as the proposal's word\n%s%s", code, text, errOut)
 	}
 }
 

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -72,8 +74,8 @@ IDs pasted from tickets may have spaces, any case or no tf_ prefix, or come with
 them (quotes, "correlationId: …", a JSON fragment): the one tf_ token is taken. A typo is caught by
 the check character. Text output shows terminal control characters in the record as escapes
 such as \x1b.`,
-		Example: `  toolfailure lookup tf_01JZ8X4M7Q2R5T9V3W6Y8A1B2C3
-  toolfailure lookup tf_01JZ8X4M7Q2R5T9V3W6Y8A1B2C3 --output json --server https://toolfailure.example.com`,
+		Example: `  toolfailure lookup tf_01JZ8X4M7Q2R5T9V3W6Y8A1B2CQ
+  toolfailure lookup tf_01JZ8X4M7Q2R5T9V3W6Y8A1B2CQ --output json --server https://toolfailure.example.com`,
 		Args: exactArgs(1, "one correlation ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			asJSON, err := out.JSON(cmd)
@@ -137,8 +139,38 @@ func printJSON(stdout io.Writer, m proto.Message) error {
 	if err != nil {
 		return failedf("encode: %w", err)
 	}
-	fmt.Fprintln(stdout, string(b))
+	fmt.Fprintln(stdout, string(classWords(b)))
 	return nil
+}
+
+// classKey matches a "class" member whose value is the API's enum name. A
+// JSON string cannot hold an unescaped quote, so what precedes the key
+// (space, '{' or ',') shows it is a member, not text inside a value.
+var classKey = regexp.MustCompile(`([\s{,]"class":\s*")CLASS_([A-Z]+)"`)
+
+// classWords writes a class as the proposal's word (reliability), as the
+// _meta object, the text output and the filters say it, instead of the
+// enum's name (CLASS_RELIABILITY) that protojson writes: people read one
+// spelling.
+func classWords(b []byte) []byte {
+	return classKey.ReplaceAllFunc(b, func(m []byte) []byte {
+		sub := classKey.FindSubmatch(m)
+		return append(append(append([]byte(nil), sub[1]...), bytes.ToLower(sub[2])...), '"')
+	})
+}
+
+// checkClassFlag refuses a --class that names no class, as a usage error
+// that lists the valid words; both spellings (reliability,
+// CLASS_RELIABILITY) are accepted.
+func checkClassFlag(class string) error {
+	if class == "" {
+		return nil
+	}
+	switch classwire.Name(class) {
+	case "capability", "reliability", "governance":
+		return nil
+	}
+	return usageErrorf("--class %q: want capability, reliability or governance", class)
 }
 
 func className(c v1.Class) string { return classwire.Word(c) }
@@ -236,6 +268,9 @@ when records remain, the last line (the nextPageToken with --output json) says h
 			}
 			if pageSize < 1 || pageSize > maxPageSize {
 				return usageErrorf("--page-size %d: must be from 1 to %d", pageSize, maxPageSize)
+			}
+			if err := checkClassFlag(class); err != nil {
+				return err
 			}
 			filter := &v1.FailureFilter{Tool: tool, Class: class, Code: code, TraceId: traceID}
 			if err := parseWindow(since, until, &filter.Since, &filter.Until); err != nil {

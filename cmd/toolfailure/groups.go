@@ -53,6 +53,9 @@ to teach the service with "toolfailure rules suggest FINGERPRINT".`,
 			if order != "count" && order != "last_seen" {
 				return usageErrorf("--order %q: use count or last_seen", order)
 			}
+			if err := checkClassFlag(class); err != nil {
+				return err
+			}
 			filter := &v1.GroupFilter{Tool: tool, Class: class, Code: code, Unclassified: unclassified}
 			if err := parseWindow(since, until, &filter.Since, &filter.Until); err != nil {
 				return err

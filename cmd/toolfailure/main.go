@@ -178,7 +178,7 @@ The service: serve, migrate, keys. Talking to a running service (--server and --
 TOOLFAILURE_SERVER and TOOLFAILURE_KEY): lookup, failures, groups, rules, proxy. On the database
 directly: keys, retention. Offline: rules test, conform.`,
 		Example: `  toolfailure serve
-  toolfailure lookup tf_01JZ8X4M7Q2R5T9V3W6Y8A1B2C3 --server http://127.0.0.1:8080
+  toolfailure lookup tf_01JZ8X4M7Q2R5T9V3W6Y8A1B2CQ --server http://127.0.0.1:8080
   toolfailure failures list --class reliability --since 1h
   toolfailure completion bash > /etc/bash_completion.d/toolfailure`,
 		Version:       version(),
