@@ -175,8 +175,8 @@ func newRootCmd(d deps) *cobra.Command {
 timing, agent guidance) and a correlation ID that support can look up.
 
 The service: serve, migrate, keys. Talking to a running service (--server and --key, or
-TOOLFAILURE_SERVER and TOOLFAILURE_KEY): lookup, failures, groups, rules, proxy. On the database
-directly: keys, retention. Offline: rules test, conform.`,
+TOOLFAILURE_SERVER and TOOLFAILURE_KEY): lookup, failures, groups, rules, corpus, proxy. On the database
+directly: keys, retention. Offline: rules test, bench classify, conform.`,
 		Example: `  toolfailure serve
   toolfailure lookup tf_01JZ8X4M7Q2R5T9V3W6Y8A1B2CQ --server http://127.0.0.1:8080
   toolfailure failures list --class reliability --since 1h
@@ -211,7 +211,7 @@ directly: keys, retention. Offline: rules test, conform.`,
 		}
 	}
 	add("service", newServeCmd(d), newMigrateCmd(d), newKeysCmd(d))
-	add("client", newLookupCmd(), newFailuresCmd(), newGroupsCmd(), newRulesCmd(), newProxyCmd())
+	add("client", newLookupCmd(), newFailuresCmd(), newGroupsCmd(), newRulesCmd(), newCorpusCmd(), newProxyCmd())
 	add("offline", newRetentionCmd(d), newBenchCmd(), newConformCmd())
 	root.SetHelpCommand(&cobra.Command{
 		Use:     "help [command]",
