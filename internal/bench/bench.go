@@ -27,14 +27,18 @@ import (
 
 // Floors that a run is judged by (see the package documentation).
 const (
-	FloorThroughputRatio = 0.50
-	FloorP99             = 5 * time.Millisecond
-	FloorCPURatio        = 2.0
-	FloorRSS             = 150 << 20
-	FloorGetP99          = 2 * time.Millisecond
-	FloorListFirstPage   = 20 * time.Millisecond
-	FloorGroupsP50       = 50 * time.Millisecond
-	FloorGroupsP99       = 200 * time.Millisecond
+	// BudgetServiceCPU and BudgetPostgresCPU are the absolute CPU budget of
+	// a durable Classify on the 2-core machine when nothing else runs
+	// (docs/scaling.md has what they allow). The zero-work handler's
+	// figures are printed beside them for information, not judged.
+	BudgetServiceCPU   = 200.0 // µs per request
+	BudgetPostgresCPU  = 100.0 // µs per request
+	FloorP99           = 5 * time.Millisecond
+	FloorRSS           = 150 << 20
+	FloorGetP99        = 2 * time.Millisecond
+	FloorListFirstPage = 20 * time.Millisecond
+	FloorGroupsP50     = 50 * time.Millisecond
+	FloorGroupsP99     = 200 * time.Millisecond
 	// FloorPartitionDrop bounds the retention round that drops a partition (--drop-partition), and
 	// FloorDropStall the longest Classify call meanwhile.
 	FloorPartitionDrop = time.Second
@@ -324,7 +328,7 @@ func verdicts(ok *bool) func(pass bool) string {
 // The ratios are judged only against the plain zero-work handler: with other zero-work flags
 // (baselineChanged) they are printed and count as not met.
 func summarize(w io.Writer, all []measurement, callers, floorCallers int, peakRSS int64, baselineChanged bool) bool {
-	var throughput, cpu []float64
+	var throughput, cpu, svcCPU, pgCPU []float64
 	var p99s []time.Duration
 	errorsSeen := 0
 	rounds := map[int][2]*measurement{}
@@ -353,6 +357,7 @@ func summarize(w io.Writer, all []measurement, callers, floorCallers int, peakRS
 		throughput = append(throughput, s.rate()/z.rate())
 		zs, _ := z.cpuPerRequest()
 		ss, sp := s.cpuPerRequest()
+		svcCPU, pgCPU = append(svcCPU, ss), append(pgCPU, sp)
 		if zs > 0 {
 			cpu = append(cpu, (ss+sp)/zs)
 		}
@@ -360,22 +365,30 @@ func summarize(w io.Writer, all []measurement, callers, floorCallers int, peakRS
 	fmt.Fprintln(w)
 	ok := true
 	verdict := verdicts(&ok)
-	ratioVerdict := func(pass bool) string {
-		if baselineChanged {
-			ok = false
-			return "not judged: the zero-work handler was not the plain one"
-		}
-		return verdict(pass)
+	if len(svcCPU) > 0 {
+		med, lo, hi := spread(svcCPU)
+		fmt.Fprintf(w, "service CPU per durable Classify at %d callers: median %.0f µs (min %.0f, max %.0f); budget <= %.0f µs  %s\n",
+			callers, med, lo, hi, BudgetServiceCPU, verdict(med <= BudgetServiceCPU))
+		med, lo, hi = spread(pgCPU)
+		fmt.Fprintf(w, "PostgreSQL CPU per durable Classify at %d callers: median %.0f µs (min %.0f, max %.0f); budget <= %.0f µs  %s\n",
+			callers, med, lo, hi, BudgetPostgresCPU, verdict(med <= BudgetPostgresCPU))
+	}
+	// For information only: the zero-work handler is a yardstick of the
+	// machine, not a floor (a handler that does nothing rewards
+	// hand-written code over libraries).
+	note := ""
+	if baselineChanged {
+		note = " (the zero-work handler was not the plain one)"
 	}
 	if len(throughput) > 0 {
 		med, lo, hi := spread(throughput)
-		fmt.Fprintf(w, "throughput ratio service/zero-work at %d callers: median %.2f (min %.2f, max %.2f); floor >= %.2f  %s\n",
-			callers, med, lo, hi, FloorThroughputRatio, ratioVerdict(med >= FloorThroughputRatio))
+		fmt.Fprintf(w, "for information: throughput service/zero-work at %d callers: median %.2f (min %.2f, max %.2f)%s\n",
+			callers, med, lo, hi, note)
 	}
 	if len(cpu) > 0 {
 		med, lo, hi := spread(cpu)
-		fmt.Fprintf(w, "CPU per request (service + PostgreSQL)/zero-work at %d callers: median %.2fx (min %.2f, max %.2f); floor <= %.1fx  %s\n",
-			callers, med, lo, hi, FloorCPURatio, ratioVerdict(med <= FloorCPURatio))
+		fmt.Fprintf(w, "for information: CPU per request (service + PostgreSQL)/zero-work at %d callers: median %.2fx (min %.2f, max %.2f)%s\n",
+			callers, med, lo, hi, note)
 	}
 	if len(p99s) > 0 {
 		f := make([]float64, len(p99s))
