@@ -139,6 +139,9 @@ func (a *Annotator) Middleware(next mcp.MethodHandler) mcp.MethodHandler {
 
 func (a *Annotator) serve(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
 	result, err := next(ctx, method, req)
+	if err == nil && (method == "initialize" || method == "server/discover") {
+		return advertise(result), nil
+	}
 	if err != nil || method != "tools/call" {
 		return result, err
 	}
@@ -391,4 +394,43 @@ func Traceparent(meta map[string]any) string {
 		return ""
 	}
 	return tp
+}
+
+// ExtensionVersion is the version of the toolFailure proposal this package
+// implements, as it advertises it under capabilities.extensions.
+const ExtensionVersion = "draft-2026-12"
+
+// advertise adds the toolFailure extension to the server's capabilities
+// where the protocol version carries them (the initialize result before
+// 2026-07-28, server/discover from it on), as SEP-2133 has an extension
+// advertised under capabilities.extensions with its settings, so that a
+// client can tell a server that attaches the key on purpose from one whose
+// _meta happens to carry it. The result is copied, never modified: the
+// server may reuse it.
+func advertise(result mcp.Result) mcp.Result {
+	switch r := result.(type) {
+	case *mcp.InitializeResult:
+		if r != nil {
+			out := *r
+			out.Capabilities = withExtension(r.Capabilities)
+			return &out
+		}
+	case *mcp.DiscoverResult:
+		if r != nil {
+			out := *r
+			out.Capabilities = withExtension(r.Capabilities)
+			return &out
+		}
+	}
+	return result
+}
+
+func withExtension(c *mcp.ServerCapabilities) *mcp.ServerCapabilities {
+	var caps mcp.ServerCapabilities
+	if c != nil {
+		caps = *c
+	}
+	caps.Extensions = maps.Clone(caps.Extensions)
+	caps.AddExtension(MetaKey, map[string]any{"version": ExtensionVersion})
+	return &caps
 }
