@@ -41,8 +41,9 @@ func TestBenchRuns(t *testing.T) {
 	}
 	for _, want := range []string{
 		"rows/c", // the group commit's rows per commit, a column of its own
-		"throughput ratio service/zero-work at 8 callers",
-		"CPU per request (service + PostgreSQL)/zero-work at 8 callers",
+		"service CPU per durable Classify at 8 callers",
+		"PostgreSQL CPU per durable Classify at 8 callers",
+		"for information: throughput service/zero-work at 8 callers",
 		"service p99 at 2 callers",
 		"failed requests: 0  PASS",
 		"service: SIGTERM drained and exited 0",
