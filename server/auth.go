@@ -13,6 +13,7 @@ import (
 	"github.com/omcp/toolfailure/internal/apikey"
 	"github.com/omcp/toolfailure/internal/auth"
 	"github.com/omcp/toolfailure/internal/telemetry"
+	"github.com/omcp/toolfailure/store"
 )
 
 // scopeFor maps a service to the scope that guards it. A procedure of a
@@ -45,6 +46,9 @@ func authInterceptor(a *auth.Authenticator, log *slog.Logger) connect.ServerInte
 					return gone
 				}
 				log.ErrorContext(ctx, "api key lookup failed", "error", err)
+				if errors.Is(err, store.ErrCorrupt) {
+					return connect.NewError(connect.CodeDataLoss, storeDamaged).WithCause(err)
+				}
 				return connect.NewError(connect.CodeUnavailable, auth.ErrUnavailable.Error()).WithCause(err)
 			case err != nil:
 				return connect.NewError(connect.CodeUnauthenticated, err.Error())

@@ -18,6 +18,7 @@ import (
 	"github.com/omcp/toolfailure/internal/classify"
 	"github.com/omcp/toolfailure/internal/classwire"
 	"github.com/omcp/toolfailure/internal/fingerprint"
+	"github.com/omcp/toolfailure/internal/redact"
 	"github.com/omcp/toolfailure/internal/ruleset"
 	"github.com/omcp/toolfailure/internal/telemetry"
 	"github.com/omcp/toolfailure/store"
@@ -25,6 +26,9 @@ import (
 
 type classifierService struct {
 	cfg Config
+	// slots limits how many of a tenant's requests evaluate its rules at
+	// once (Limits.RuleConcurrency).
+	slots *evalSlots
 }
 
 // classifyInput is what ClassifyRequest and ExplainRequest have in common:
@@ -59,8 +63,12 @@ func (s *classifierService) Classify(ctx context.Context, req *v1.ClassifyReques
 		return nil, err
 	}
 	// Tenant rules by priority, then the baseline pack; shadow rules are
-	// evaluated and reported, never applied.
-	verdict := rules.Classify(in, now)
+	// evaluated and reported, never applied. When the request's rule budget
+	// runs out, the baseline decides, and the record is stored as usual.
+	verdict, err := s.classify(ctx, p, rules, in, now)
+	if err != nil {
+		return nil, err
+	}
 	logShadows(ctx, s.cfg.Logger, p.TenantID, verdict)
 	out := verdict.Outcome
 
@@ -110,7 +118,58 @@ func (s *classifierService) Explain(ctx context.Context, req *v1.ExplainRequest)
 	}
 	// One path for every tenant: with rules or without, Explain shows the
 	// same trail, worded the same way.
-	return explainResponse(rules.Explain(in, s.cfg.Now())), nil
+	release, err := s.evalSlot(ctx, p, rules)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	ex, err := rules.ExplainContext(ctx, in, s.cfg.Now())
+	if err != nil {
+		return nil, evalStopped(ctx, err)
+	}
+	return explainResponse(ex), nil
+}
+
+// classify evaluates the tenant's rules, then the baseline, within the
+// request's rule budget and one of the tenant's evaluation slots; it stops
+// when the caller goes away.
+func (s *classifierService) classify(ctx context.Context, p auth.Principal, rules *ruleset.Set, in *classify.Input, now time.Time) (ruleset.Result, error) {
+	release, err := s.evalSlot(ctx, p, rules)
+	if err != nil {
+		return ruleset.Result{}, err
+	}
+	defer release()
+	res, err := rules.ClassifyContext(ctx, in, now)
+	if err != nil {
+		return res, evalStopped(ctx, err)
+	}
+	if res.Exhausted {
+		s.cfg.Logger.WarnContext(ctx, "rule budget spent; the baseline decided", "tenant", p.TenantID,
+			"stopped_at_rule", res.StoppedAt, "spent", res.Spent, "budget", ruleset.RequestBudget, "rule_version", res.Version)
+	}
+	return res, nil
+}
+
+// evalSlot takes one of the tenant's rule-evaluation slots (evalSlots); a
+// tenant without rules needs none.
+func (s *classifierService) evalSlot(ctx context.Context, p auth.Principal, rules *ruleset.Set) (release func(), err error) {
+	if rules.Len() == 0 || s.slots == nil {
+		return func() {}, nil
+	}
+	release, err = s.slots.acquire(ctx, p.TenantID)
+	if err != nil {
+		return nil, evalStopped(ctx, err)
+	}
+	return release, nil
+}
+
+// evalStopped is the answer to a call whose rule evaluation stopped because
+// its caller went away (callerGone's answer).
+func evalStopped(ctx context.Context, err error) error {
+	if gone := callerGone(ctx, err); gone != nil {
+		return gone
+	}
+	return connect.NewError(connect.CodeInternal, "rule evaluation stopped").WithCause(err)
 }
 
 // rulesFor returns the tenant's compiled rule set from the cache.
@@ -132,8 +191,14 @@ func (s *classifierService) toInput(req classifyInput) (*classify.Input, error) 
 }
 
 func (s *classifierService) checkDetails(v *structpb.Value) error {
-	if v == nil {
+	switch v {
+	case nil:
 		return nil
+	case detailsTooDeep:
+		// Refused by the codec while reading, before they were decoded (bodylimits.go).
+		return connect.NewError(connect.CodeInvalidArgument, newBodyLimits(s.cfg.Limits).tooDeep())
+	case detailsTooLarge:
+		return connect.NewError(connect.CodeInvalidArgument, newBodyLimits(s.cfg.Limits).tooLarge())
 	}
 	shape := jsonShape{limit: s.cfg.Limits.MaxDetailsDepth}
 	size, deepest, err := shape.measure(v, 0)
@@ -277,10 +342,13 @@ func (s *classifierService) record(ctx context.Context, p auth.Principal, req *v
 		occurred = ts.AsTime()
 	}
 	return store.Failure{
-		TenantID:        p.TenantID,
-		ID:              id,
-		Tool:            req.GetTool(),
-		Server:          req.GetServer(),
+		TenantID: p.TenantID,
+		ID:       id,
+		// The tool's name and the server's label are what the caller
+		// sent: redacted like every other stored field, so that a secret
+		// pasted into either is not kept.
+		Tool:            redact.String(req.GetTool()),
+		Server:          redact.String(req.GetServer()),
 		Class:           string(out.Class),
 		Code:            out.Code,
 		Retryable:       out.Retryable,

@@ -47,7 +47,7 @@ func redactedError(e *v1.RawError) (_ []byte, message, typ string, err error) {
 	w.int("jsonrpcCode", e.JsonrpcCode)
 	if r := e.GetRetryAfter(); r != "" {
 		w.key("retryAfter")
-		w.b = appendJSONString(w.b, r)
+		w.b = appendJSONString(w.b, redact.String(r))
 	}
 	if d := e.GetDetails(); d != nil {
 		w.key("details")

@@ -110,15 +110,19 @@ func (s *failureService) ListFailures(ctx context.Context, req *v1.ListFailuresR
 		}
 	}
 	// Ask for one more than a page to learn whether another page exists
-	// without a second query.
+	// without a second query. The byte budget ends a page of large records
+	// early; the store then stops reading after the first record that does
+	// not fit, which plays the extra row's part.
+	pageSize := q.Limit
 	q.Limit++
+	q.MaxBytes = s.cfg.Limits.MaxListBytes
 	rows, err := s.cfg.Store.ListFailures(ctx, p.TenantID, q)
 	if err != nil {
 		return nil, storeFailed(ctx, s.cfg.Logger, "list failures", p.TenantID, "listing failed; retry shortly", err)
 	}
 	res := &v1.ListFailuresResponse{}
-	if len(rows) == q.Limit {
-		rows = rows[:len(rows)-1]
+	if n, more := store.PageEnd(rows, pageSize, q.MaxBytes); more {
+		rows = rows[:n]
 		res.NextPageToken = encodePageToken(rows[len(rows)-1].ID)
 	}
 	for _, f := range rows {

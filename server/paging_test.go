@@ -4,11 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/omcp/toolfailure/correlation"
+	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"
 )
 
@@ -76,5 +81,116 @@ func TestFullPageHasNextPageToken(t *testing.T) {
 	got, token = list(fmt.Sprintf(`{"pageSize": %d, "pageToken": %q}`, store.MaxPageSize, token))
 	if got != 5 || token != "" {
 		t.Fatalf("second page: %d records, nextPageToken %q; want 5 and none", got, token)
+	}
+}
+
+// classifyLarge stores n records through Classify, each with about size bytes of details, and
+// returns their correlation IDs, oldest first.
+func classifyLarge(t *testing.T, b *bundle, n, size int) []string {
+	t.Helper()
+	var ids []string
+	for i := range n {
+		body, err := json.Marshal(map[string]any{
+			"tool":  "export_report",
+			"error": map[string]any{"message": fmt.Sprintf("report %d too large", i), "details": map[string]any{"blob": strings.Repeat("x", size)}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, res := b.post(t, classifyPath, b.reportKey, string(body))
+		if status != http.StatusOK {
+			t.Fatalf("Classify: %d %v", status, res)
+		}
+		ids = append(ids, metaOf(t, res)["correlationId"].(string))
+	}
+	return ids
+}
+
+// listAllPages follows nextPageToken from the first ListFailures page of pageSize and returns
+// the IDs of each page and the size of each answer's body.
+func listAllPages(t *testing.T, b *bundle, pageSize int) (pages [][]string, bodies []int) {
+	t.Helper()
+	token := ""
+	for len(pages) <= 100 {
+		body := fmt.Sprintf(`{"pageSize": %d, "pageToken": %q}`, pageSize, token)
+		req, _ := http.NewRequest(http.MethodPost, b.url+listPath, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+b.lookupKey)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(res.Body)
+		_ = res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("ListFailures(%s): %d %s", body, res.StatusCode, raw)
+		}
+		var out struct {
+			Failures []struct {
+				CorrelationID string `json:"correlationId"`
+			} `json:"failures"`
+			NextPageToken string `json:"nextPageToken"`
+		}
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, f := range out.Failures {
+			ids = append(ids, f.CorrelationID)
+		}
+		pages = append(pages, ids)
+		bodies = append(bodies, len(raw))
+		if out.NextPageToken == "" {
+			return pages, bodies
+		}
+		token = out.NextPageToken
+	}
+	t.Fatal("paging does not end")
+	return nil, nil
+}
+
+// TestListFailuresByteBudget: a page of large records ends at the byte budget with a
+// nextPageToken, however many records pageSize allows, and paging still returns every record
+// once, newest first. Without the budget, 64 records of ~570 KiB made one 36 MB answer.
+func TestListFailuresByteBudget(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	const record = 200 << 10
+	ids := classifyLarge(t, b, 14, record)
+	slices.Reverse(ids)
+
+	pages, bodies := listAllPages(t, b, store.MaxPageSize)
+	if len(pages) < 2 {
+		t.Fatalf("%d records of %d KiB came in one page of %d bytes; want pages cut at %d bytes", len(ids), record>>10, bodies[0], server.DefaultMaxListBytes)
+	}
+	if got := slices.Concat(pages...); !slices.Equal(got, ids) {
+		t.Fatalf("paging returned %d records %v, want %d newest first %v", len(got), got, len(ids), ids)
+	}
+	for i, n := range bodies {
+		// The budget counts records as stored; the answer's JSON differs from that by little.
+		if n > server.DefaultMaxListBytes+64<<10 {
+			t.Errorf("page %d: %d bytes, over the budget of %d", i, n, server.DefaultMaxListBytes)
+		}
+		if i < len(pages)-1 && len(pages[i]) < server.DefaultMaxListBytes/(record+4<<10) {
+			t.Errorf("page %d: %d records; the budget holds more", i, len(pages[i]))
+		}
+	}
+}
+
+// TestListFailuresRecordOverBudget: a record larger than the whole budget still comes back, alone
+// on its page, and the page says that more follow.
+func TestListFailuresRecordOverBudget(t *testing.T) {
+	t.Parallel()
+	b := setupWith(t, func(c *server.Config) { c.Limits.MaxListBytes = 64 << 10 })
+	ids := classifyLarge(t, b, 3, 100<<10)
+	slices.Reverse(ids)
+	pages, _ := listAllPages(t, b, 50)
+	if len(pages) != 3 {
+		t.Fatalf("%d pages %v, want one record per page", len(pages), pages)
+	}
+	for i, p := range pages {
+		if len(p) != 1 || p[0] != ids[i] {
+			t.Fatalf("page %d = %v, want [%s]", i, p, ids[i])
+		}
 	}
 }

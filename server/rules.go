@@ -222,11 +222,31 @@ func (s *ruleService) checkOne(ctx context.Context, p auth.Principal, pr *v1.Rul
 		}
 		return store.Rule{}, invalidRules(err)
 	}
-	if adding {
-		if set, err := s.cache.Get(ctx, p.TenantID); err == nil && set.Len() >= ruleset.MaxRules {
-			return store.Rule{}, connect.NewError(connect.CodeInvalidArgument,
-				fmt.Sprintf("the tenant has %d rules, the most allowed", set.Len()))
+	set, err := s.cache.Get(ctx, p.TenantID)
+	if err != nil {
+		// The store answers the write next; if it is down, that says so.
+		return storeRule(p.TenantID, r)
+	}
+	if adding && set.Len() >= ruleset.MaxRules {
+		return store.Rule{}, connect.NewError(connect.CodeInvalidArgument,
+			fmt.Sprintf("the tenant has %d rules, the most allowed", set.Len()))
+	}
+	// The rule budget is the whole set's: priced with this rule in it. A set
+	// already over it (stored under older limits) may still take a rule that
+	// makes it no dearer.
+	cost, crossAt, err := set.CostWith(r)
+	if err != nil {
+		return store.Rule{}, invalidRules(err)
+	}
+	if cost > ruleset.RequestBudget && cost > set.Cost() {
+		msg := fmt.Sprintf("with it the tenant's rule set could cost %d CEL cost units on one request, over the budget of %d per request",
+			cost, ruleset.RequestBudget)
+		if crossAt != "" && crossAt != r.Name {
+			msg += fmt.Sprintf(" (crossed at rule %q, in evaluation order)", crossAt)
 		}
+		invalid := &ruleset.InvalidError{Problems: []*ruleset.RuleError{{Index: -1, Name: r.Name,
+			Msg: msg + "; give rules a tool, a code or an error type at the top level of the condition, prefer messageMatches phrases to string functions on error.message, or remove rules"}}, Total: 1}
+		return store.Rule{}, invalidRules(invalid)
 	}
 	return storeRule(p.TenantID, r)
 }
@@ -322,7 +342,9 @@ func (c ruleSource) Load(ctx context.Context, tenantID int64) (*ruleset.Set, err
 		}
 		rules = append(rules, ruleset.FromProto(pr))
 	}
-	set, err := ruleset.Compile(stored.Version, rules)
+	// Leniently as to the set's cost: a set stored under older limits keeps
+	// classifying, within the rule budget of each request.
+	set, err := ruleset.CompileStored(stored.Version, rules)
 	var invalid *ruleset.InvalidError
 	if errors.As(err, &invalid) {
 		bad := map[int]bool{}
@@ -336,10 +358,14 @@ func (c ruleSource) Load(ctx context.Context, tenantID int64) (*ruleset.Set, err
 				kept = append(kept, r)
 			}
 		}
-		set, err = ruleset.Compile(stored.Version, kept)
+		set, err = ruleset.CompileStored(stored.Version, kept)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("compile rules of tenant %d: %w", tenantID, err)
+	}
+	if set.Cost() > ruleset.RequestBudget {
+		c.log.WarnContext(ctx, "rule cache: stored rule set is over the rule budget; requests that spend it are decided by the baseline",
+			"tenant", tenantID, "cost", set.Cost(), "budget", ruleset.RequestBudget)
 	}
 	return set, nil
 }

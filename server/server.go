@@ -49,7 +49,19 @@ type Limits struct {
 	MaxDetailsBytes int
 	// MaxDetailsDepth caps the nesting of error.details (default 32).
 	MaxDetailsDepth int
+	// MaxListBytes caps one ListFailures page by the size of its records (store.RecordSize;
+	// default 2 MiB): a page that would grow past it ends early, with a nextPageToken, and holds
+	// at least one record whatever its size. Half of gRPC's usual 4 MiB receive limit leaves room
+	// for the binary form of details, which can be larger than their JSON.
+	MaxListBytes int
+	// RuleConcurrency caps how many of one tenant's requests evaluate its
+	// rules at once (default half the processors, at least one), so that
+	// one tenant cannot take every processor from the others.
+	RuleConcurrency int
 }
+
+// DefaultMaxListBytes is Limits.MaxListBytes when unset.
+const DefaultMaxListBytes = 2 << 20
 
 func (l Limits) withDefaults() Limits {
 	if l.MaxRequestBytes <= 0 {
@@ -63,6 +75,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxDetailsDepth <= 0 {
 		l.MaxDetailsDepth = 32
+	}
+	if l.MaxListBytes <= 0 {
+		l.MaxListBytes = DefaultMaxListBytes
+	}
+	if l.RuleConcurrency <= 0 {
+		l.RuleConcurrency = defaultRuleConcurrency()
 	}
 	return l
 }
@@ -88,7 +106,8 @@ type Config struct {
 }
 
 // New returns the service's HTTP handler: every RPC on Connect, gRPC and
-// gRPC-Web, plus GET /healthz, grpc.health.v1 and server reflection.
+// gRPC-Web, plus GET /readyz (and its alias /healthz), grpc.health.v1 and
+// server reflection.
 func New(cfg Config) (http.Handler, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("server: Config.Store is required")
@@ -120,7 +139,7 @@ func New(cfg Config) (http.Handler, error) {
 		NewRateLimiter(cfg.RateLimit, cfg.Now).Interceptor(),
 		validateInterceptor(validator),
 	)
-	toolfailurev1connect.RegisterClassifierServiceHandler(rpc, &classifierService{cfg: cfg})
+	toolfailurev1connect.RegisterClassifierServiceHandler(rpc, &classifierService{cfg: cfg, slots: newEvalSlots(cfg.Limits.RuleConcurrency)})
 	toolfailurev1connect.RegisterFailureServiceHandler(rpc, &failureService{cfg: cfg})
 	toolfailurev1connect.RegisterRuleServiceHandler(rpc, &ruleService{store: cfg.Store, cache: cfg.Rules, log: cfg.Logger, groups: cfg.Store, now: cfg.Now})
 
@@ -141,7 +160,11 @@ func New(cfg Config) (http.Handler, error) {
 	httpOpts := []connecthttp.Option{
 		connecthttp.WithReadMaxBytes(cfg.Limits.MaxRequestBytes),
 		connecthttp.WithHTTPGet(),
-		connecthttp.WithCodecs(connectproto.NewBinaryCodec(), strictJSON),
+		// Both codecs refuse a Classify or Explain body whose error.details or
+		// error.attributes are certainly over their limits before decoding it
+		// (bodylimits.go): refusing must cost less than accepting.
+		connecthttp.WithCodecs(limitedBinaryCodec{connectproto.NewBinaryCodec(), newBodyLimits(cfg.Limits)},
+			limitedJSONCodec{strictJSON, newBodyLimits(cfg.Limits)}),
 		// A whole rule set (up to 10,000 rules) arrives in one ReplaceRules
 		// call, so rule management gets a larger message limit than the
 		// hot path.
@@ -155,8 +178,14 @@ func New(cfg Config) (http.Handler, error) {
 	connecthttp.Mount(mux, rpc, httpOpts...)
 	connecthttp.Mount(mux, reflection)
 	mux.Handle(grpchealth.NewHandler(health))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+	ready := func(w http.ResponseWriter, r *http.Request) {
 		if err := health.ping(r.Context()); err != nil {
+			if errors.Is(err, store.ErrCorrupt) {
+				// Waiting will not help: say why, so that the operator restores the store rather
+				// than restarts the service.
+				http.Error(w, "store failed its integrity check: "+err.Error(), http.StatusServiceUnavailable)
+				return
+			}
 			http.Error(w, "store unavailable", http.StatusServiceUnavailable)
 			return
 		}
@@ -170,7 +199,9 @@ func New(cfg Config) (http.Handler, error) {
 			}
 		}
 		_, _ = w.Write([]byte("ok\n"))
-	})
+	}
+	mux.HandleFunc("GET /readyz", ready)
+	mux.HandleFunc("GET /healthz", ready)
 	return mux, nil
 }
 

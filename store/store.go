@@ -33,6 +33,12 @@ var ErrInvalid = errors.New("invalid record")
 // package journal) takes it as the signal to keep the record locally instead.
 var ErrUnavailable = errors.New("store unavailable")
 
+// ErrCorrupt is returned (wrapped) when the store's data is damaged: the embedded store's file
+// fails SQLite's integrity check, or a read meets a page that is not what it should be. Unlike
+// ErrUnavailable it does not pass by waiting; an operator must restore the data. Ping reports it
+// from the first time it is seen, so that health checks fail with the reason.
+var ErrCorrupt = errors.New("store data is damaged")
+
 // DefaultListLimit is the page size that ListFailures uses when ListQuery.Limit is zero or less.
 const DefaultListLimit = 100
 
@@ -260,6 +266,76 @@ type ListQuery struct {
 	// After is the keyset cursor: only records strictly older (with a smaller ID) than this one are
 	// returned. Pass the ID of the last record of the previous page; nil starts at the newest.
 	After *[16]byte
+	// MaxBytes, when positive, also ends the page by size, as RecordSize counts it: records are
+	// returned while their total stays within MaxBytes, the first one whatever its size, and then
+	// the one record that did not fit, if there is one, after which the backend reads no further.
+	// That last record plays the part of the extra row of a pager (see MaxListLimit): PageEnd tells
+	// a pager where its page ends and whether more follow. Zero or less means no byte limit.
+	MaxBytes int
+}
+
+// recordOverhead is what RecordSize allows for a record's ID, times, numbers and field names.
+const recordOverhead = 256
+
+// RecordSize estimates how many bytes f takes in a listing: its text and JSON as stored, and a
+// fixed allowance for the rest. ListQuery.MaxBytes counts it; it is close to the size of the
+// record in the API's JSON form and above its size in the binary form.
+func RecordSize(f Failure) int {
+	return recordOverhead + len(f.Tool) + len(f.Server) + len(f.Class) + len(f.Code) +
+		len(f.AgentGuidance) + len(f.RuleID) + len(f.Shadow) + len(f.Error) + len(f.ToolAnnotations) +
+		len(f.TraceID) + len(f.SpanID) + len(f.Fingerprint)
+}
+
+// PageBudget follows ListQuery.MaxBytes while a backend reads the rows of a page, so that every
+// backend ends a page at the same record.
+type PageBudget struct {
+	max, used, n int
+}
+
+// NewPageBudget returns the budget of a page of at most maxBytes (none when zero or less).
+func NewPageBudget(maxBytes int) PageBudget { return PageBudget{max: maxBytes} }
+
+// Over takes the next record read and reports whether it does not fit: it is then the record that
+// follows the page, which the backend returns last before it stops reading. The first record of a
+// page always fits.
+func (b *PageBudget) Over(f Failure) bool {
+	if b.max <= 0 {
+		return false
+	}
+	size := RecordSize(f)
+	b.n++
+	if b.n > 1 && b.used+size > b.max {
+		return true
+	}
+	b.used += size
+	return false
+}
+
+// CutPage applies ListQuery's Limit and MaxBytes to rows that are already in the page's order,
+// for a decorator that merges rows of its own into a backend's page: it keeps at most limit rows
+// and ends after the first row that does not fit in maxBytes.
+func CutPage(rows []Failure, limit, maxBytes int) []Failure {
+	if len(rows) > limit {
+		rows = rows[:limit]
+	}
+	b := NewPageBudget(maxBytes)
+	for i, f := range rows {
+		if b.Over(f) {
+			return rows[:i+1]
+		}
+	}
+	return rows
+}
+
+// PageEnd returns how many of rows make one page of at most pageSize records and maxBytes bytes
+// (ListQuery.MaxBytes), and whether more records follow that page, for rows that a backend
+// returned for a ListQuery with a Limit above pageSize and the same MaxBytes.
+func PageEnd(rows []Failure, pageSize, maxBytes int) (n int, more bool) {
+	b := NewPageBudget(maxBytes)
+	for n < len(rows) && n < pageSize && !b.Over(rows[n]) {
+		n++
+	}
+	return n, n < len(rows)
 }
 
 // Rule is one tenant rule as stored. The store does not interpret rules: Spec is the rule's whole
@@ -410,6 +486,16 @@ type Store interface {
 	// CountAPIKeys counts the keys of all tenants. The embedded store's first start uses it to tell
 	// whether it must bootstrap a key.
 	CountAPIKeys(ctx context.Context) (int, error)
+
+	// RevokeSession records that the web page's session id of the tenant has ended (its user
+	// signed out), so that its cookie is refused by every replica from now on. expires is when
+	// the session would have ended anyway: after it, the record may be forgotten. Revoking a
+	// session twice is not an error. ErrNotFound when the tenant does not exist.
+	RevokeSession(ctx context.Context, tenantID int64, id [16]byte, expires time.Time) error
+
+	// SessionRevoked reports whether RevokeSession recorded the tenant's session id (and has not
+	// forgotten it yet). Another tenant's revocation does not count.
+	SessionRevoked(ctx context.Context, tenantID int64, id [16]byte) (bool, error)
 
 	// InsertFailure stores f durably (committed) before it returns, and returns the record as
 	// stored (times truncated to microseconds, in UTC; defaults filled in). If f.IdempotencyKey is

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -26,6 +27,7 @@ import (
 	"github.com/omcp/toolfailure/store/journal"
 	"github.com/omcp/toolfailure/store/lastgood"
 	"github.com/omcp/toolfailure/store/postgres"
+	"github.com/omcp/toolfailure/store/schemagate"
 )
 
 // serveFlags are serve's flags.
@@ -47,7 +49,10 @@ func newServeCmd(d deps) *cobra.Command {
 		Use:   "serve [flags]",
 		Short: "Run the service",
 		Long: `Run the service: Connect, gRPC and gRPC-Web on one port, the support web page under /ui/,
-/healthz, gRPC health and reflection. It migrates the schema on start.
+/readyz (alias /healthz), gRPC health and reflection. It migrates the schema on start; with
+--journal-dir, a PostgreSQL that does not answer does not stop it: Classify is served from the
+outage journal (with the keys and rules that an earlier run saved beside it), /readyz says
+"ok, degraded: …", and the schema is migrated once PostgreSQL answers.
 
 With no --database-url (and no DATABASE_URL) it uses the embedded store in a local file and
 says where; on that store's first start it creates the tenant "default" and prints one API key
@@ -71,7 +76,7 @@ SIGTERM stops accepting calls, lets those in flight finish (up to --shutdown-gra
 	fs.DurationVar(&f.replicaMaxLag, "read-max-lag", postgres.DefaultReplicaMaxLag, "replication lag above which lists go to the primary")
 	f.metricsListen = envStringVar(fs, "metrics-listen", "TOOLFAILURE_METRICS_LISTEN", "", "serve Prometheus metrics at /metrics on this separate address (e.g. 0.0.0.0:9090); empty disables")
 	fs.DurationVar(&f.shutdownGrace, "shutdown-grace", 20*time.Second, "how long SIGTERM waits for in-flight calls")
-	f.journalDir = envStringVar(fs, "journal-dir", "TOOLFAILURE_JOURNAL_DIR", "", "local directory of the outage journal (PostgreSQL only); empty disables it")
+	f.journalDir = envStringVar(fs, "journal-dir", "TOOLFAILURE_JOURNAL_DIR", "", "local directory of the outage journal (PostgreSQL only), which also keeps the last keys and rules seen, for a start during an outage; empty disables it")
 	fs.Int64Var(&f.journalMax, "journal-max-bytes", journal.DefaultMaxBytes, "size bound of the outage journal; when full, Classify answers unavailable")
 	fs.DurationVar(&f.journalTimeout, "journal-after", journal.DefaultWriteTimeout, "how long Classify waits for the database before it journals the record")
 	fs.Float64Var(&f.rateLimit, "rate-limit", 0, "calls per second per tenant (per replica); 0 means no limit")
@@ -142,7 +147,18 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 		storeOpts = append(storeOpts, postgres.WithTracer(inst.PgxTracer()))
 	}
 
-	b, where, embedded, err := d.openBackend(ctx, f.dbURL.Get(), storeOpts...)
+	dbURL, journalDir := f.dbURL.Get(), f.journalDir.Get()
+	b, where, embedded, err := d.openBackend(ctx, dbURL, storeOpts...)
+	if err != nil && journalDir != "" && isPostgresURL(dbURL) && errors.Is(err, store.ErrUnavailable) {
+		// With a journal, a database that does not answer does not keep a replica from starting
+		// (a restart during an outage): Classify is served from the journal, and the schema is
+		// migrated once the database is back.
+		fmt.Fprintf(stderr, "toolfailure: PostgreSQL does not answer (%v); starting with the outage journal\n", err)
+		var pg *postgres.Store
+		if pg, err = postgres.OpenLazy(ctx, dbURL, storeOpts...); err == nil {
+			b, where, embedded = pg, redactURL(dbURL), false
+		}
+	}
 	if err != nil {
 		return openFailed(cmd, err)
 	}
@@ -150,8 +166,12 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 	// after the background work that uses it.
 	defer func() { _ = b.Close() }()
 	defer stopBackground()
+	var unmigrated error // the database did not answer the migration: a journal carries on without it
 	if err := b.Migrate(ctx); err != nil {
-		return failedf("migrate: %w", err)
+		if journalDir == "" || embedded || !errors.Is(err, store.ErrUnavailable) {
+			return failedf("migrate: %w", err)
+		}
+		unmigrated = err
 	}
 	if pg, ok := b.(*postgres.Store); ok {
 		if reg, err := pg.RegisterMetrics(sdk.Config().MeterProvider); err == nil {
@@ -184,11 +204,23 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 		b = r
 		fmt.Fprintf(stderr, "toolfailure: lookups go to the read replica at %s first\n", redactURL(readURL))
 	}
-	if dir := f.journalDir.Get(); dir != "" && !embedded {
+	if unmigrated != nil {
+		// Every call answers "unavailable" until the schema is migrated, which the journal and
+		// the last good answers below take for the outage it is.
+		b = schemagate.New(b, unmigrated, schemagate.Options{Logger: log})
+		fmt.Fprintln(stderr, "toolfailure: the schema is migrated once PostgreSQL answers; until then Classify is served from the outage journal, and keys and rules from the answers an earlier run saved")
+	}
+	if dir := journalDir; dir != "" && !embedded {
 		// Reads of keys and rules answer from their last good value while the database is down,
-		// so that calls still authenticate and classify and reach the journal.
-		j, err := journal.Open(ctx, lastgood.New(b), journal.Options{Dir: dir, MaxBytes: f.journalMax, WriteTimeout: f.journalTimeout, Logger: log})
+		// so that calls still authenticate and classify and reach the journal. The values are
+		// kept beside the journal, so that a replica restarted during an outage has them too.
+		lg, err := lastgood.Open(b, filepath.Join(dir, lastGoodFile), log)
 		if err != nil {
+			return failed(err)
+		}
+		j, err := journal.Open(ctx, lg, journal.Options{Dir: dir, MaxBytes: f.journalMax, WriteTimeout: f.journalTimeout, Logger: log})
+		if err != nil {
+			_ = lg.Close() // closes b too; closing it again is harmless
 			return failed(err)
 		}
 		b = j
@@ -196,6 +228,10 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 			defer func() { _ = reg.Unregister() }()
 		}
 		fmt.Fprintf(stderr, "toolfailure: outage journal in %s (%d records waiting from an earlier run)\n", dir, j.Status().Pending)
+		if unmigrated != nil {
+			// Probe now rather than at the first call, so that health and the log say so at once.
+			_ = j.Ping(ctx)
+		}
 	}
 	if f.retentionEvery > 0 {
 		background.Go(func() { server.RunRetention(ctx, b, f.retentionEvery, log) })
@@ -292,6 +328,15 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 	}
 	fmt.Fprintln(stderr, "toolfailure: stopped")
 	return nil
+}
+
+// lastGoodFile is the file in the journal directory that keeps the last good answers of keys and
+// rules (package lastgood) for a restart during an outage.
+const lastGoodFile = "lastgood.json"
+
+// isPostgresURL reports whether a database URL names PostgreSQL.
+func isPostgresURL(u string) bool {
+	return strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://")
 }
 
 // bootstrapDevKey gives a first-time user of the embedded store a working

@@ -33,12 +33,19 @@ type Set struct {
 	// cannot rule out: those without messageMatches, or with a branch that
 	// has no needles.
 	unfiltered []uint64
+	// cost is the set's estimated cost on the most expensive request, and
+	// crossAt the first rule (in evaluation order) at which it exceeds
+	// RequestBudget, or -1 (budget.go).
+	cost    uint64
+	crossAt int
 }
 
 // compiled is one rule ready to evaluate.
 type compiled struct {
 	Rule
-	mode Mode
+	// index is the rule's position in the input to Compile.
+	index int
+	mode  Mode
 	// parts are the rule's conjuncts, each its own CEL program: one per
 	// shortcut that is set, then When. The rule matches when every part
 	// evaluates to true.
@@ -74,6 +81,9 @@ type part struct {
 	field string // the rules-file field it came from
 	src   string // its CEL source
 	prog  cel.Program
+	// cost is the part's estimated worst case with each request field at
+	// its own largest size (fieldBound), for the set's rule budget.
+	cost uint64
 }
 
 // Version is the tenant's rule-set version that the set was compiled from.
@@ -106,10 +116,28 @@ func (s *Set) Rules() []Rule {
 }
 
 // Compile checks and compiles a tenant's rules. Nothing is partially
-// accepted: if any rule is invalid, Compile returns an *InvalidError listing
-// the problems and no Set. version is the rule-set version the rules belong
-// to (0 when they are not stored, as in an offline test).
+// accepted: if any rule is invalid, or the set as a whole could cost more
+// than RequestBudget on one request, Compile returns an *InvalidError
+// listing the problems and no Set. version is the rule-set version the rules
+// belong to (0 when they are not stored, as in an offline test).
 func Compile(version int64, rules []Rule) (*Set, error) {
+	s, err := CompileStored(version, rules)
+	if err != nil {
+		return nil, err
+	}
+	if s.crossAt >= 0 {
+		invalid := &InvalidError{}
+		invalid.add(budgetProblem(s))
+		return nil, invalid
+	}
+	return s, nil
+}
+
+// CompileStored is Compile for rules that were accepted when they were
+// stored: every rule is checked as Compile checks it, but the set's cost is
+// not held to RequestBudget, so that a set stored under older limits keeps
+// classifying; evaluation enforces the budget on each request instead.
+func CompileStored(version int64, rules []Rule) (*Set, error) {
 	s, err := compileSet(version, rules, costLimit)
 	if err != nil {
 		return nil, err
@@ -135,6 +163,9 @@ func compileSet(version int64, rules []Rule, limit uint64) (*Set, error) {
 	for i := range rules {
 		r := rules[i]
 		c, problems := compileRule(e, i, r, limit)
+		if c != nil {
+			c.index = i
+		}
 		if prev, dup := seen[r.Name]; dup && r.Name != "" {
 			problems = append(problems, &RuleError{Index: i, Name: r.Name, Field: "name",
 				Msg: fmt.Sprintf("duplicate name: rules[%d] has it too; names are unique per tenant", prev)})
@@ -165,6 +196,7 @@ func compileSet(version int64, rules []Rule, limit uint64) (*Set, error) {
 			s.unfiltered[i>>6] |= 1 << (i & 63)
 		}
 	}
+	s.cost, s.crossAt = s.estimateCost()
 	return s, nil
 }
 
@@ -286,7 +318,12 @@ func compileRule(e *cel.Env, i int, r Rule, limit uint64) (*compiled, []*RuleErr
 				costString(est.Max), limit)
 			continue
 		}
-		prog, err := e.Program(ast, cel.EvalOptions(cel.OptOptimize))
+		if fest, err := e.EstimateCost(ast, fieldBound{}); err == nil {
+			p.cost = fest.Max
+		} else {
+			p.cost = est.Max
+		}
+		prog, err := newProgram(e, ast)
 		if err != nil {
 			fail(p.field, 0, 0, "%v", err)
 			continue
@@ -314,6 +351,13 @@ func compileRule(e *cel.Env, i int, r Rule, limit uint64) (*compiled, []*RuleErr
 		return nil, problems
 	}
 	return c, nil
+}
+
+// newProgram plans a condition for evaluation. Its loops look at the
+// request's context every interruptEvery iterations (meter), so that a
+// caller who leaves stops the work.
+func newProgram(e *cel.Env, ast *cel.Ast) (cel.Program, error) {
+	return e.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(interruptEvery))
 }
 
 func costString(v uint64) string {

@@ -50,6 +50,15 @@
 // and a condition that could exceed the limit (nested loops over
 // error.details, say) is refused. A set holds at most MaxRules rules.
 //
+// Nor can a set be slow as a whole: one request may spend RequestBudget on
+// all of its rules together. Compile refuses a set whose estimated cost on
+// its most expensive request exceeds it, naming the rule where the budget
+// is crossed (CompileStored takes a stored set as it is); evaluation shares
+// one CEL cost tracker between all the conditions of a request, and when
+// the budget runs out, the baseline decides and the Result says so. A
+// caller who leaves (ClassifyContext, ExplainContext) stops the evaluation,
+// between rules and inside a condition's loops. See budget.go.
+//
 // # Evaluation
 //
 // Tenant rules run in order of priority (higher first), ties broken by name

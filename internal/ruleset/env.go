@@ -219,6 +219,20 @@ type activation struct {
 	// branches (branch.match); upperDone reports that it was computed.
 	upper     string
 	upperDone bool
+	// meter is the request's rule budget while the tenant's rules are
+	// evaluated (budget.go); nil for the baseline packs, which run free.
+	meter    *meter
+	meterBuf meter
+}
+
+// eval evaluates a condition on this request, within the budget when there
+// is one.
+func (a *activation) eval(p cel.Program) (ref.Val, error) {
+	if a.meter != nil {
+		return a.meter.eval(p)
+	}
+	v, _, err := p.Eval(a)
+	return v, err
 }
 
 // scanned makes sure seen holds set s's needle hits for this message.
@@ -235,8 +249,11 @@ func (a *activation) scanned(s *Set) {
 		buf = make([]uint64, nb+2*nr)
 	}
 	a.seen, a.seenRules, a.cands = buf[:nb], buf[nb:nb+nr], buf[nb+nr:]
-	s.needles.scan(a.err.Message, a.seen, a.seenRules)
 	a.seenSet = s
+	if a.meter != nil && len(s.needles.outIDs) > 0 && !a.meter.charge(scanCost(len(a.err.Message))) {
+		return // no budget for the scan: no needle is seen, and evaluation stops
+	}
+	s.needles.scan(a.err.Message, a.seen, a.seenRules)
 }
 
 // messageMatches evaluates rule i's messageMatches on this request: a
@@ -290,6 +307,8 @@ func (a *activation) matches(m *messageMatcher, first int32) bool {
 		case b.needles != nil && !hit:
 		case b.literal:
 			return true
+		case a.meter != nil && !a.meter.charge(b.cost(len(a.err.Message))):
+			return false // the budget is spent: evaluation stops
 		case b.match(a.err.Message, a.asciiUpper()):
 			return true
 		}

@@ -1,6 +1,8 @@
 package ruleset
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/bits"
 	"strings"
@@ -28,6 +30,14 @@ type Result struct {
 	// enforced. Shadow rules ranked below the decider could not have changed
 	// anything and are not evaluated.
 	Shadows []ShadowMatch
+	// Spent is what the tenant's rules cost on this request, in CEL cost
+	// units (see RequestBudget).
+	Spent uint64
+	// Exhausted reports that the request's rule budget ran out before any
+	// enforce rule matched: the tenant's rules from StoppedAt on were not
+	// evaluated, and the baseline decided.
+	Exhausted bool
+	StoppedAt string
 }
 
 // ShadowMatch is a shadow rule's would-be outcome.
@@ -41,18 +51,33 @@ type ShadowMatch struct {
 // the rules the tenant replaced by name), then the generic baseline, whose
 // documented default applies when nothing matches. It never fails: a
 // condition that cannot be evaluated on this request (a missing key in
-// error.details, an absent status) simply does not match.
+// error.details, an absent status) simply does not match, and when the
+// request's rule budget (RequestBudget) runs out, the baseline decides and
+// the Result says so.
 func (s *Set) Classify(in *classify.Input, now time.Time) Result {
 	return s.ClassifyWith(classify.DefaultEngine(), in, now)
+}
+
+// ClassifyContext is Classify for a caller who may go away: when ctx ends
+// before a decision, the evaluation of the tenant's rules stops (between
+// rules, and inside a condition's loops) and ClassifyContext returns the
+// context's error.
+func (s *Set) ClassifyContext(ctx context.Context, in *classify.Input, now time.Time) (Result, error) {
+	return s.classify(ctx, classify.DefaultEngine(), in, now)
 }
 
 // ClassifyWith is Classify with another generic baseline engine (another
 // text model), as leave-system-out cross-validation needs.
 func (s *Set) ClassifyWith(e *classify.Engine, in *classify.Input, now time.Time) Result {
+	res, _ := s.classify(context.Background(), e, in, now)
+	return res
+}
+
+func (s *Set) classify(ctx context.Context, e *classify.Engine, in *classify.Input, now time.Time) (Result, error) {
 	a := newActivation(in)
-	res, ok := s.match(a, in, now)
-	if ok {
-		return res
+	res, ok, err := s.metered(ctx, a, in, now)
+	if err != nil || ok {
+		return res, err
 	}
 	var skip []bool
 	if s != nil {
@@ -66,10 +91,33 @@ func (s *Set) ClassifyWith(e *classify.Engine, in *classify.Input, now time.Time
 	}
 	if o, ok := packs().set.first(pa, in, now, skip); ok {
 		res.Outcome, res.Pack = o, true
-		return res
+		return res, nil
 	}
 	res.Outcome = e.Classify(in, now)
-	return res
+	return res, nil
+}
+
+// metered is match within the request's rule budget, which it reports in
+// the Result; err is the context's error when the caller went away first.
+// The activation is left without a meter: the baseline packs that may run
+// next are the service's own, not charged to the tenant.
+func (s *Set) metered(ctx context.Context, a *activation, in *classify.Input, now time.Time) (res Result, ok bool, err error) {
+	if s.Len() == 0 {
+		res, ok = s.match(a, in, now)
+		return res, ok, nil
+	}
+	m := a.startMeter(ctx, RequestBudget)
+	res, ok = s.match(a, in, now)
+	m.close()
+	a.meter = nil
+	res.Spent = m.spent()
+	if err := m.err(); err != nil {
+		return res, false, err
+	}
+	if m.exhausted && !ok {
+		res.Exhausted, res.StoppedAt = true, m.at
+	}
+	return res, ok, nil
 }
 
 // MaxPackMessage is how much of a message the baseline packs read: the
@@ -89,22 +137,31 @@ func truncateUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// Match evaluates the tenant's rules only. It reports false when no enforce
-// rule matched; the Result then carries only the version and any shadow
-// matches, and the caller falls back to the baseline (Classify does).
+// Match evaluates the tenant's rules only, within the rule budget. It
+// reports false when no enforce rule matched; the Result then carries only
+// the version, any shadow matches and the budget's account, and the caller
+// falls back to the baseline (Classify does).
 func (s *Set) Match(in *classify.Input, now time.Time) (Result, bool) {
-	return s.match(newActivation(in), in, now)
+	res, ok, _ := s.metered(context.Background(), newActivation(in), in, now)
+	return res, ok
 }
 
 func (s *Set) match(a *activation, in *classify.Input, now time.Time) (Result, bool) {
 	if s == nil || len(s.rules) == 0 {
 		return Result{Version: s.Version()}, false
 	}
+	m := a.meter
 	var c candidates
 	s.idx.candidates(a, &c)
 	var shadows []ShadowMatch
 	for i := c.next(); i >= 0; i = c.next() {
 		r := s.rules[i]
+		if m != nil {
+			if m.stopped() {
+				break
+			}
+			m.at = r.Name
+		}
 		if r.detailKey != "" && lacksDetail(a.err.Details, r.detailKey) || !a.messageMatches(s, i) || !a.guardHolds(s, i) {
 			continue
 		}
@@ -161,12 +218,15 @@ func (c *compiled) match(a *activation, viaIndex bool) (bool, *part, error) {
 		}
 		p := &c.parts[k]
 		if k == c.msgPart {
+			if m := a.meter; m != nil && !m.charge(scanCost(len(a.err.Message))+c.msg.worstCost(len(a.err.Message))) {
+				return false, p, errBudgetSpent
+			}
 			if !c.msg.matchString(a.err.Message) {
 				return false, p, nil
 			}
 			continue
 		}
-		v, _, err := p.prog.Eval(a)
+		v, err := a.eval(p.prog)
 		if err != nil {
 			return false, p, err
 		}
@@ -261,25 +321,66 @@ type Explanation struct {
 	Guess *classify.ModelGuess
 }
 
+// errBudgetSpent is a rule's evaluation cut short by the rule budget.
+var errBudgetSpent = errors.New("the request's rule budget was spent")
+
+// BudgetEvaluationID is the RuleID of the Evaluation by which Explain says
+// that the request's rule budget ran out (Result.Exhausted). A rule name
+// cannot contain '/', so it names no rule.
+const BudgetEvaluationID = "tenant/rule-budget"
+
 // Explain returns what Classify returns, plus an evaluation of every rule.
 // It skips the index and evaluates each condition part by part, so it is
 // slower than Classify; it exists for rule authors and support engineers.
 // A tenant with no rules gets the same trail as any other, minus its own
-// rules.
+// rules. The trail has a rule budget of its own, as large as Classify's:
+// the rules it cannot afford are listed as not evaluated.
 func (s *Set) Explain(in *classify.Input, now time.Time) Explanation {
-	res := s.Classify(in, now)
+	ex, _ := s.ExplainContext(context.Background(), in, now)
+	return ex
+}
+
+// ExplainContext is Explain for a caller who may go away: when ctx ends
+// first, it returns the context's error.
+func (s *Set) ExplainContext(ctx context.Context, in *classify.Input, now time.Time) (Explanation, error) {
+	res, err := s.classify(ctx, classify.DefaultEngine(), in, now)
 	ex := Explanation{Result: res}
+	if err != nil {
+		return ex, err
+	}
 	a := newActivation(in)
+	m := a.startMeter(ctx, RequestBudget)
+	defer m.close() // on an early return; closing twice is harmless
 	decided := false
+	// reached is whether Classify's evaluation reached the rule: not from
+	// the rule at which its budget ran out on.
+	reached := true
 	for _, r := range s.rulesOrNil() {
+		if res.Exhausted && r.Name == res.StoppedAt {
+			reached = false
+		}
 		ev := Evaluation{RuleID: r.Name, Source: SourceTenant, Mode: r.mode, Outcome: r.outcome(in, now)}
-		ok, failed, err := r.match(a, false)
+		var ok bool
+		var failed *part
+		if !m.stopped() {
+			ok, failed, err = r.match(a, false)
+		}
+		if m.stopped() && !ok {
+			if err := m.err(); err != nil {
+				return ex, err
+			}
+			ev.Detail = fmt.Sprintf("not evaluated: this explanation's own rule budget (%d CEL cost units) was spent", RequestBudget)
+			ex.Evaluations = append(ex.Evaluations, ev)
+			continue
+		}
 		ev.Matched = ok
 		switch {
 		case !ok && err != nil:
 			ev.Detail = fmt.Sprintf("not matched: %s: %s: %v", failed.field, failed.src, err)
 		case !ok:
 			ev.Detail = fmt.Sprintf("not matched: %s is false: %s", failed.field, failed.src)
+		case !reached:
+			ev.Detail = fmt.Sprintf("matched, but the request's rule budget ran out at rule %q before this rule could decide, so the baseline decided", res.StoppedAt)
 		case r.mode == Shadow && !decided:
 			ev.Detail = "matched in shadow mode: reported, not applied"
 		case r.mode == Shadow:
@@ -292,6 +393,14 @@ func (s *Set) Explain(in *classify.Input, now time.Time) Explanation {
 		}
 		ex.Evaluations = append(ex.Evaluations, ev)
 	}
+	// The baseline packs' trail is the service's own work, outside the budget.
+	m.close()
+	a.meter = nil
+	if res.Exhausted {
+		ex.Evaluations = append(ex.Evaluations, Evaluation{RuleID: BudgetEvaluationID, Source: SourceTenant, Mode: Enforce,
+			Detail: fmt.Sprintf("rule budget spent: the tenant's rules reached the budget of %d CEL cost units per request at rule %q, "+
+				"before any enforce rule matched; the rules from there on were not evaluated, and the baseline decided", RequestBudget, res.StoppedAt)})
+	}
 	ex.Reason = reason(s, res)
 	if res.Tenant {
 		// The baseline was not consulted: one line says so, rather than
@@ -299,7 +408,7 @@ func (s *Set) Explain(in *classify.Input, now time.Time) Explanation {
 		ex.Evaluations = append(ex.Evaluations, Evaluation{RuleID: "baseline", Source: SourceBaseline, Mode: Enforce,
 			Detail: fmt.Sprintf("not reached: tenant rule %q decided", res.RuleID)})
 		ex.DecidedBy = DecidedByTenant
-		return ex
+		return ex, nil
 	}
 	pk := packs()
 	if len(in.Error.Message) > MaxPackMessage {
@@ -332,7 +441,7 @@ func (s *Set) Explain(in *classify.Input, now time.Time) Explanation {
 		ex.Evaluations = append(ex.Evaluations, Evaluation{RuleID: "baseline", Source: SourceBaseline, Mode: Enforce,
 			Detail: fmt.Sprintf("not reached: baseline pack rule %q decided", res.RuleID)})
 		ex.DecidedBy = DecidedByPack
-		return ex
+		return ex, nil
 	}
 	_, baseline := classify.DefaultEngine().Explain(in, now)
 	for _, br := range baseline {
@@ -365,7 +474,7 @@ func (s *Set) Explain(in *classify.Input, now time.Time) Explanation {
 	default:
 		ex.DecidedBy = DecidedByStructure
 	}
-	return ex
+	return ex, nil
 }
 
 func (s *Set) rulesOrNil() []*compiled {
@@ -387,8 +496,11 @@ func reason(s *Set, res Result) string {
 		}
 		fmt.Fprintf(&b, "tenant rule %q (priority %d) is the highest-ranked enforce rule that matched", res.RuleID, prio)
 	} else {
-		switch n := s.Len(); n {
-		case 0:
+		switch n := s.Len(); {
+		case res.Exhausted:
+			fmt.Fprintf(&b, "the request's rule budget (%d CEL cost units) was spent at tenant rule %q before any of the tenant's %d rules matched in enforce mode",
+				RequestBudget, res.StoppedAt, n)
+		case n == 0:
 			b.WriteString("the tenant has no rules")
 		default:
 			fmt.Fprintf(&b, "none of the tenant's %d rules matched in enforce mode", n)

@@ -260,9 +260,8 @@ func buildIndex(rules []*compiled) index {
 			}
 		}
 	}
-	for _, c := range rules {
-		c.keys = nil // only the chosen key is needed from now on
-	}
+	// c.keys stay: Set.CostWith files the rules of a set anew, with one more
+	// rule, to price it.
 
 	idx := index{}
 	addS := func(m *map[string][]int32, keys []string, i int32) {

@@ -39,9 +39,9 @@
 // expiring after eight hours, which the server enforces from the sealed
 // issue time rather than trusting Max-Age.
 //
-// Its value is the API key's SHA-256 and the issue time, sealed with
-// AES-256-GCM under a key derived (HKDF) from Config.SessionSecret. Three
-// designs were weighed:
+// Its value is the API key's SHA-256 and public ID, the issue time and a
+// random session ID, sealed with AES-256-GCM under a key derived (HKDF) from
+// Config.SessionSecret. Three designs were weighed:
 //
 //   - The raw key in the cookie would turn any leak of the cookie (a proxy
 //     log, a shared browser profile) into a leak of an API credential that
@@ -58,6 +58,26 @@
 // The third is what this package does. Without a configured secret the UI
 // makes a random one per process: right for one instance, and a restart
 // signs everyone out.
+//
+// A sealed cookie stays valid until it expires, wherever a copy of it went
+// (a shared browser profile, a proxy's log), so signing out must end it on
+// the server: sign-out records the session's ID in the store
+// (store.Store.RevokeSession), every page checks it there, and a copy of the
+// cookie is refused by every replica from then on. The record is kept only
+// until the session would have expired anyway, so the table holds the
+// sessions signed out in the last eight hours and nothing else; the service
+// stays stateless otherwise. When the store cannot record a sign-out, the
+// page says so and keeps the cookie, so that the user tries again instead of
+// believing the session over.
+//
+// The cookie also carries the public ID of the key that signed in, and a
+// session whose hash resolves to a key with another ID is refused. There is
+// no revocation of keys yet: a key ends by being deleted, which ends its
+// sessions at their next page, since the hash no longer resolves. The key ID
+// is there for the revocation by ID that issue "first hour" adds (`keys
+// revoke KEY_ID`): a revoked key must be refused by the authenticator, which
+// ends its sessions the same way, and the ID lets a session be matched to the
+// revoked key without its hash.
 //
 // State-changing requests (sign-in, sign-out) are POST forms protected by
 // net/http's CrossOriginProtection, which refuses cross-site requests by

@@ -36,6 +36,9 @@ type Store interface {
 	ListGroups(ctx context.Context, tenantID int64, q store.GroupQuery) ([]store.Group, error)
 	GetGroup(ctx context.Context, tenantID int64, fingerprint string, since, until time.Time) (store.Group, error)
 	GroupHours(ctx context.Context, tenantID int64, fingerprints []string, since, until time.Time) (map[string][]int64, error)
+	// Sign-out ends a session on every replica (see session).
+	RevokeSession(ctx context.Context, tenantID int64, id [16]byte, expires time.Time) error
+	SessionRevoked(ctx context.Context, tenantID int64, id [16]byte) (bool, error)
 }
 
 // Rule is a tenant rule as the rule page shows it.
@@ -197,7 +200,7 @@ func (h *handler) authed(page func(http.ResponseWriter, *http.Request, auth.Prin
 			h.toSignIn(w, r, "Your session has expired. Sign in again.")
 			return
 		}
-		p, status, msg := h.resolve(r.Context(), sess.keyHash)
+		p, status, msg := h.resolveSession(r.Context(), sess)
 		if status != 0 {
 			clearSessionCookie(w, r)
 			if status == http.StatusServiceUnavailable {
@@ -209,6 +212,28 @@ func (h *handler) authed(page func(http.ResponseWriter, *http.Request, auth.Prin
 		}
 		page(w, r, p)
 	}
+}
+
+// resolveSession is resolve for a session that the cookie carries: the key
+// must still be the one that signed in, and the session must not have been
+// signed out, on this replica or any other.
+func (h *handler) resolveSession(ctx context.Context, sess session) (auth.Principal, int, string) {
+	p, status, msg := h.resolve(ctx, sess.keyHash)
+	if status != 0 {
+		return p, status, msg
+	}
+	if p.KeyID != sess.keyID {
+		return auth.Principal{}, http.StatusUnauthorized, "Your session has expired. Sign in again."
+	}
+	revoked, err := h.cfg.Store.SessionRevoked(ctx, p.TenantID, sess.id)
+	if err != nil {
+		h.cfg.Logger.ErrorContext(ctx, "ui: session lookup failed", "error", err)
+		return auth.Principal{}, http.StatusServiceUnavailable, "The session cannot be checked right now. Try again shortly."
+	}
+	if revoked {
+		return auth.Principal{}, http.StatusUnauthorized, "This session was signed out. Sign in again."
+	}
+	return p, 0, ""
 }
 
 // resolve maps a key hash to a principal with the lookup scope, through the
@@ -264,14 +289,19 @@ func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sum := sha256.Sum256([]byte(key))
-	if _, status, msg := h.resolve(r.Context(), sum); status != 0 {
+	p, status, msg := h.resolve(r.Context(), sum)
+	if status != 0 {
 		if status == http.StatusUnauthorized {
 			msg = "Unknown API key. Check that you copied all of it."
 		}
 		h.renderSignIn(w, r, status, next, msg)
 		return
 	}
-	value, err := h.seal.seal(session{keyHash: sum, issuedAt: h.cfg.Now()})
+	id, err := newSessionID()
+	var value string
+	if err == nil {
+		value, err = h.seal.seal(session{id: id, keyHash: sum, issuedAt: h.cfg.Now(), keyID: p.KeyID})
+	}
 	if err != nil {
 		h.cfg.Logger.ErrorContext(r.Context(), "ui: seal session", "error", err)
 		h.renderError(w, r, http.StatusInternalServerError, "Sign-in failed", "The session could not be created.")
@@ -281,7 +311,32 @@ func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
+// signOut ends the session on the server, not only in this browser: a copy
+// of the cookie (a shared profile, a proxy log) is refused from now on, on
+// every replica. When the store cannot record that, the cookie is kept and
+// the page says so, so that the user can try again rather than believe the
+// session over.
 func (h *handler) signOut(w http.ResponseWriter, r *http.Request) {
+	if c, err := r.Cookie(cookieName); err == nil {
+		// An invalid or expired cookie ends nothing that could still be used.
+		if sess, err := h.seal.open(c.Value, h.cfg.Now(), h.cfg.SessionTTL); err == nil {
+			p, err := h.auth.ByHash(r.Context(), sess.keyHash)
+			switch {
+			case errors.Is(err, auth.ErrUnknown):
+				// The key is gone, and the session with it.
+			case err == nil && p.KeyID != sess.keyID:
+				// Refused anyway (see resolveSession).
+			case err == nil:
+				err = h.cfg.Store.RevokeSession(r.Context(), p.TenantID, sess.id, sess.expires(h.cfg.SessionTTL))
+			}
+			if err != nil && !errors.Is(err, auth.ErrUnknown) {
+				h.cfg.Logger.ErrorContext(r.Context(), "ui: sign-out could not be recorded", "error", err)
+				h.renderError(w, r, http.StatusServiceUnavailable, "Sign-out failed",
+					"The service could not record the sign-out, so the session still works. Try again shortly.")
+				return
+			}
+		}
+	}
 	clearSessionCookie(w, r)
 	http.Redirect(w, r, basePath+"signin", http.StatusSeeOther)
 }

@@ -51,9 +51,10 @@
 // no-op: the store answers with the same record, or with store.ErrConflict for the same ID, and
 // both count as done. Idempotency keys are honoured inside the journal (a replay of a key that is
 // pending gets the pending record's ID), and against the store when it is up. During an outage,
-// two replicas, each with its own journal, cannot see each other's keys; if both took the same key,
-// the second record is replayed without its key, so that both IDs, each shown to someone, stay
-// valid. A record that the store refuses for good (its tenant was deleted meanwhile) is written to
+// two replicas, each with its own journal, cannot see each other's keys, and no journal can see the
+// keys that the store took before the outage; when a journaled record's key is taken in the store
+// by the time it is replayed, it is replayed without its key, so that both IDs, each shown to
+// someone, stay valid, and the log names both (docs/reference.md, "Idempotency across an outage"). A record that the store refuses for good (its tenant was deleted meanwhile) is written to
 // quarantine.jsonl in the journal directory and logged as an error; it is never dropped silently.
 //
 // # On disk

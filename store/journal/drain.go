@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/omcp/toolfailure/correlation"
 	"github.com/omcp/toolfailure/store"
 )
 
@@ -113,10 +114,13 @@ func (s *Store) drainOne(e *entry) error {
 	stored, _, err := s.Store.InsertFailure(ctx, f)
 	if err == nil && stored.ID != f.ID {
 		// While the record waited here, another one took its idempotency key in the store (a retry
-		// that reached another replica, say). Both IDs were shown to someone, so both must stay
-		// valid: this one is stored without the key.
+		// that reached another replica, say, or a record stored before the outage that the journal
+		// could not see). Both IDs were shown to someone, so both must stay valid: this one is
+		// stored without the key. The log line is where the two are linked (docs/reference.md,
+		// "Idempotency across an outage"), by the correlation IDs that support looks up.
 		s.log.Warn("journal: idempotency key taken meanwhile; storing the journaled record without it",
-			"id", fmt.Sprintf("%x", f.ID), "tenant", f.TenantID, "other", fmt.Sprintf("%x", stored.ID))
+			"correlationId", correlation.ID(f.ID).String(), "tenant", f.TenantID,
+			"sameKeyAs", correlation.ID(stored.ID).String())
 		f.IdempotencyKey = ""
 		_, _, err = s.Store.InsertFailure(ctx, f)
 	}

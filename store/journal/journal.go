@@ -409,10 +409,9 @@ func (s *Store) ListFailures(ctx context.Context, tenantID int64, q store.ListQu
 		}
 	}
 	slices.SortFunc(page, func(a, b store.Failure) int { return bytes.Compare(b.ID[:], a.ID[:]) })
-	if len(page) > limit {
-		page = page[:limit]
-	}
-	return page, nil
+	// The store's page ended by its own byte budget; the merged page ends by the same rule, at
+	// or before the store's last record, since the journal's records only add to the total.
+	return store.CutPage(page, limit, q.MaxBytes), nil
 }
 
 // matches is store.Filter's meaning and the keyset cursor, applied to one record.

@@ -2,6 +2,7 @@ package lastgood_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -122,5 +123,86 @@ func TestRulesServedDuringOutage(t *testing.T) {
 	}
 	if _, err := s.ListRules(ctx, tenant.ID+1); !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("a tenant never read: %v, want ErrUnavailable", err)
+	}
+}
+
+// TestAnswersSurviveRestart: with a file, the last good answers outlive the process, so that one
+// started during an outage authenticates the keys and applies the rules that its predecessor saw;
+// a key that the store said was gone is not among them, and a key never seen is still refused.
+func TestAnswersSurviveRestart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, file := dir+"/lastgood.db", dir+"/journal/lastgood.json"
+	openStore := func() *outage {
+		s, err := sqlite.Open(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return &outage{Store: s}
+	}
+
+	o := openStore()
+	s, err := lastgood.Open(o, file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenant, err := s.EnsureTenant(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, gone := make([]byte, 32), make([]byte, 32)
+	kept[0], gone[0] = 1, 2
+	for i, h := range [][]byte{kept, gone} {
+		if _, err := s.CreateAPIKey(ctx, store.APIKey{ID: fmt.Sprintf("k%d", i), TenantID: tenant.ID, Hash: h, Scopes: []string{store.ScopeReport}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.APIKeyByHash(ctx, h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec := json.RawMessage(`{"name":"r","priority":1,"tool":"x","then":{"class":"capability","code":"invalid_input"}}`)
+	if _, err := s.CreateRule(ctx, store.Rule{TenantID: tenant.ID, Name: "r", Priority: 1, Spec: spec}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ListRules(ctx, tenant.ID); err != nil {
+		t.Fatal(err)
+	}
+	// The second key is deleted; the store's "unknown" removes it from the answers.
+	raw, err := sql.Open("sqlite", db) // a second connection, as an operator's tool would have
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = raw.ExecContext(ctx, `DELETE FROM api_keys WHERE id = 'k1'`)
+	_ = raw.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.APIKeyByHash(ctx, gone); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("deleted key: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The next process starts while the store does not answer.
+	o = openStore()
+	o.down.Store(true)
+	s, err = lastgood.Open(o, file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if k, got, err := s.APIKeyByHash(ctx, kept); err != nil || k.ID != "k0" || got.Name != "acme" {
+		t.Fatalf("a key seen before the restart = %+v, %+v, %v; want it answered from the file", k, got, err)
+	}
+	if _, _, err := s.APIKeyByHash(ctx, gone); !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("a key deleted before the restart: %v, want ErrUnavailable", err)
+	}
+	if set, err := s.ListRules(ctx, tenant.ID); err != nil || len(set.Rules) != 1 || set.Rules[0].Name != "r" {
+		t.Fatalf("rules after the restart = %+v, %v; want the rule set seen before", set, err)
 	}
 }

@@ -66,6 +66,14 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, erro
 	return open(ctx, databaseURL, true, opts...)
 }
 
+// OpenLazy is Open without the check that the database answers: the pool connects when it is
+// first used, and every call fails with store.ErrUnavailable until the database answers. It is for
+// a service that can run without its database for a while (with an outage journal) and must be
+// able to start during an outage; Ping and Migrate tell when the database is back.
+func OpenLazy(ctx context.Context, databaseURL string, opts ...Option) (*Store, error) {
+	return open(ctx, databaseURL, false, opts...)
+}
+
 func open(ctx context.Context, databaseURL string, ping bool, opts ...Option) (*Store, error) {
 	databaseURL, batching, err := takeBatchSettings(databaseURL)
 	if err != nil {
@@ -100,7 +108,9 @@ func open(ctx context.Context, databaseURL string, ping bool, opts ...Option) (*
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("open postgres store: connect to %s: %w", describe(cfg), err)
+		// A server that does not answer is store.ErrUnavailable, as it is for every later call: a
+		// caller with somewhere else to keep records (a journal) can start without it (OpenLazy).
+		return nil, fmt.Errorf("open postgres store: connect to %s: %w", describe(cfg), mapError(err))
 	}
 	return &Store{pool: pool, writer: newBatcher(pool, batching)}, nil
 }
@@ -123,14 +133,16 @@ func (s *Store) Migrate(ctx context.Context) error {
 		goose.WithDisableGlobalRegistry(true),
 	)
 	if err != nil {
-		return fmt.Errorf("migrate postgres store: %w", err)
+		return fmt.Errorf("migrate postgres store: %w", mapError(err))
 	}
+	// An unreachable server is store.ErrUnavailable here too: serve with a journal starts anyway
+	// and migrates once the server answers.
 	if _, err := provider.Up(ctx); err != nil {
-		return fmt.Errorf("migrate postgres store: %w", err)
+		return fmt.Errorf("migrate postgres store: %w", mapError(err))
 	}
 	now := time.Now()
 	if err := ensurePartitions(ctx, s.pool, now, now.Add(PartitionsAhead*partitionDay)); err != nil {
-		return fmt.Errorf("migrate postgres store: %w", err)
+		return fmt.Errorf("migrate postgres store: %w", mapError(err))
 	}
 	return nil
 }
@@ -328,30 +340,90 @@ func (s *Store) GetFailure(ctx context.Context, tenantID int64, id [16]byte) (st
 // ListFailures builds its WHERE clause from the filters that are set, so that the planner sees
 // plain equality and range predicates and can pick the index that ends in id (see the migration).
 func (s *Store) ListFailures(ctx context.Context, tenantID int64, q store.ListQuery) ([]store.Failure, error) {
+	limit := canonical.Limit(q.Limit)
+	if q.MaxBytes <= 0 {
+		out, _, err := s.listChunk(ctx, tenantID, q, limit, nil)
+		return out, err
+	}
+	// With a byte budget the page is read in chunks: PostgreSQL sends every row of a LIMIT once
+	// the query runs, so one query for a thousand rows of the largest records would move most of a
+	// gigabyte for a page that keeps a few of them. The first chunk is small; each later one is as
+	// many rows as the budget left holds at the largest size seen so far (and at least one more).
+	var (
+		out     []store.Failure
+		budget  = store.NewPageBudget(q.MaxBytes)
+		largest = 1
+		used    = 0
+		chunk   = min(limit, firstChunk)
+	)
+	for len(out) < limit {
+		cq := q
+		if len(out) > 0 {
+			last := out[len(out)-1].ID
+			cq.After = &last
+		}
+		want := min(chunk, limit-len(out))
+		rows, over, err := s.listChunk(ctx, tenantID, cq, want, &budget)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+		if over || len(rows) < want {
+			break
+		}
+		for _, f := range rows {
+			size := store.RecordSize(f)
+			largest = max(largest, size)
+			used += size
+		}
+		chunk = max(1, (q.MaxBytes-used)/largest) + 1
+	}
+	return out, nil
+}
+
+// firstChunk is how many rows the first query of a page with a byte budget asks for: a page of
+// the default size of small records needs two queries, and a page of the largest records never
+// moves more than a few megabytes that it does not keep.
+const firstChunk = 8
+
+// listChunk runs one query of ListFailures for at most limit rows. With a budget it stops
+// reading at the first row that does not fit, returns it last and reports over; the driver
+// discards the rest of the chunk without keeping it.
+func (s *Store) listChunk(ctx context.Context, tenantID int64, q store.ListQuery, limit int, budget *store.PageBudget) (out []store.Failure, over bool, err error) {
 	preds, err := canonical.ListPredicates(tenantID, q)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	where, args := []string{"tenant_id = $1"}, []any{tenantID}
 	for _, p := range preds {
 		args = append(args, p.Val)
 		where = append(where, p.Cond+"$"+strconv.Itoa(len(args)))
 	}
-	args = append(args, canonical.Limit(q.Limit))
+	args = append(args, limit)
 	sqlText := `SELECT ` + failureColumns + ` FROM failures WHERE ` + strings.Join(where, " AND ") +
 		` ORDER BY id DESC LIMIT $` + strconv.Itoa(len(args))
 
 	rows, err := s.pool.Query(ctx, sqlText, args...)
 	if err != nil {
-		return nil, fmt.Errorf("list failures of tenant %d: %w", tenantID, mapError(err))
+		return nil, false, fmt.Errorf("list failures of tenant %d: %w", tenantID, mapError(err))
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Failure, error) {
-		return scanFailure(row)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list failures of tenant %d: %w", tenantID, mapError(err))
+	defer rows.Close()
+	for rows.Next() {
+		f, err := scanFailure(rows)
+		if err != nil {
+			return nil, false, fmt.Errorf("list failures of tenant %d: %w", tenantID, mapError(err))
+		}
+		out = append(out, f)
+		if budget != nil && budget.Over(f) {
+			over = true
+			break
+		}
 	}
-	return out, nil
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, false, fmt.Errorf("list failures of tenant %d: %w", tenantID, mapError(err))
+	}
+	return out, over, nil
 }
 
 func scanFailure(row pgx.Row) (store.Failure, error) {

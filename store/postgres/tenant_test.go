@@ -19,7 +19,7 @@ import (
 // Distributed and reference tables of the Citus layout in docs/scaling.md. A table that a
 // migration adds must be put in one of the two lists, which is the point: someone decides.
 var (
-	distributedTables = []string{"failures", "failure_keys", "rules", "rule_sets"}
+	distributedTables = []string{"failures", "failure_keys", "rules", "rule_sets", "ui_session_revocations"}
 	referenceTables   = []string{"tenants", "api_keys"}
 )
 

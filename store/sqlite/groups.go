@@ -43,7 +43,7 @@ func (s *Store) ListGroups(ctx context.Context, tenantID int64, q store.GroupQue
 		` ORDER BY ` + order + ` LIMIT ?`
 	rows, err := s.readers.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("list groups of tenant %d: %w", tenantID, mapError(err))
+		return nil, fmt.Errorf("list groups of tenant %d: %w", tenantID, s.mapError(err))
 	}
 	var (
 		groups []store.Group
@@ -64,13 +64,13 @@ func (s *Store) ListGroups(ctx context.Context, tenantID int64, q store.GroupQue
 	}
 	if err := rows.Err(); err != nil {
 		rows.Close()
-		return nil, fmt.Errorf("list groups of tenant %d: %w", tenantID, mapError(err))
+		return nil, fmt.Errorf("list groups of tenant %d: %w", tenantID, s.mapError(err))
 	}
 	rows.Close()
 	for i := range groups {
 		sample, err := s.sample(ctx, tenantID, keys[i], fl)
 		if err != nil {
-			return nil, fmt.Errorf("list groups of tenant %d: sample of %s: %w", tenantID, groups[i].Fingerprint, mapError(err))
+			return nil, fmt.Errorf("list groups of tenant %d: sample of %s: %w", tenantID, groups[i].Fingerprint, s.mapError(err))
 		}
 		groups[i].Sample = sample
 	}
@@ -95,14 +95,14 @@ func (s *Store) GetGroup(ctx context.Context, tenantID int64, fp string, since, 
 	err := s.readers.QueryRowContext(ctx, `SELECT count(*), min(created_at), max(created_at) FROM failures WHERE `+
 		strings.Join(where, " AND "), args...).Scan(&g.Count, &first, &last)
 	if err != nil {
-		return store.Group{}, fmt.Errorf("get group %s: %w", fp, mapError(err))
+		return store.Group{}, fmt.Errorf("get group %s: %w", fp, s.mapError(err))
 	}
 	if g.Count == 0 {
 		return store.Group{}, fmt.Errorf("get group %s: %w", fp, store.ErrNotFound)
 	}
 	g.FirstSeen, g.LastSeen = fromMicros(*first), fromMicros(*last)
 	if g.Sample, err = s.sample(ctx, tenantID, key, fl); err != nil {
-		return store.Group{}, fmt.Errorf("get group %s: sample: %w", fp, mapError(err))
+		return store.Group{}, fmt.Errorf("get group %s: sample: %w", fp, s.mapError(err))
 	}
 	return g, nil
 }
@@ -158,7 +158,7 @@ func (s *Store) GroupHours(ctx context.Context, tenantID int64, fps []string, si
 		FROM failures WHERE tenant_id = ? AND created_at >= ? AND created_at < ? AND fingerprint IN (?`+
 		strings.Repeat(", ?", len(keys)-1)+`) GROUP BY 1, 2`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("group hours of tenant %d: %w", tenantID, mapError(err))
+		return nil, fmt.Errorf("group hours of tenant %d: %w", tenantID, s.mapError(err))
 	}
 	defer rows.Close()
 	n := store.HourBuckets(since, until)
@@ -176,7 +176,7 @@ func (s *Store) GroupHours(ctx context.Context, tenantID int64, fps []string, si
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("group hours of tenant %d: %w", tenantID, mapError(err))
+		return nil, fmt.Errorf("group hours of tenant %d: %w", tenantID, s.mapError(err))
 	}
 	return out, nil
 }

@@ -25,7 +25,7 @@ func (s *Store) SetRetention(ctx context.Context, tenantID int64, days int) erro
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("set retention of tenant %d: %w", tenantID, mapError(err))
+		return fmt.Errorf("set retention of tenant %d: %w", tenantID, s.mapError(err))
 	}
 	if n == 0 {
 		return fmt.Errorf("set retention of tenant %d: %w", tenantID, store.ErrNotFound)
@@ -37,7 +37,7 @@ func (s *Store) SetRetention(ctx context.Context, tenantID int64, days int) erro
 func (s *Store) Retention(ctx context.Context, tenantID int64) (int, error) {
 	var days sql.NullInt64
 	if err := s.readers.QueryRowContext(ctx, `SELECT retention_days FROM tenants WHERE id = ?`, tenantID).Scan(&days); err != nil {
-		return 0, fmt.Errorf("retention of tenant %d: %w", tenantID, mapError(err))
+		return 0, fmt.Errorf("retention of tenant %d: %w", tenantID, s.mapError(err))
 	}
 	return int(days.Int64), nil
 }
@@ -55,7 +55,7 @@ func (s *Store) PurgeExpired(ctx context.Context, now time.Time, batch int) (int
 	}
 	rows, err := s.readers.QueryContext(ctx, `SELECT id, retention_days FROM tenants WHERE retention_days IS NOT NULL ORDER BY id`)
 	if err != nil {
-		return 0, fmt.Errorf("purge expired failures: list tenants: %w", mapError(err))
+		return 0, fmt.Errorf("purge expired failures: list tenants: %w", s.mapError(err))
 	}
 	type tenant struct{ id, days int64 }
 	var tenants []tenant
@@ -63,12 +63,12 @@ func (s *Store) PurgeExpired(ctx context.Context, now time.Time, batch int) (int
 		var t tenant
 		if err := rows.Scan(&t.id, &t.days); err != nil {
 			_ = rows.Close()
-			return 0, fmt.Errorf("purge expired failures: list tenants: %w", mapError(err))
+			return 0, fmt.Errorf("purge expired failures: list tenants: %w", s.mapError(err))
 		}
 		tenants = append(tenants, t)
 	}
 	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("purge expired failures: list tenants: %w", mapError(err))
+		return 0, fmt.Errorf("purge expired failures: list tenants: %w", s.mapError(err))
 	}
 	var removed int64
 	for _, t := range tenants {
@@ -87,7 +87,7 @@ func (s *Store) PurgeExpired(ctx context.Context, now time.Time, batch int) (int
 				return err
 			})
 			if err != nil {
-				return removed, fmt.Errorf("purge expired failures of tenant %d: %w", t.id, mapError(err))
+				return removed, fmt.Errorf("purge expired failures of tenant %d: %w", t.id, s.mapError(err))
 			}
 			removed += n
 			if n < int64(batch) {

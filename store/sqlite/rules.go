@@ -20,14 +20,14 @@ func (s *Store) ListRules(ctx context.Context, tenantID int64) (store.RuleSet, e
 	var set store.RuleSet
 	tx, err := s.readers.BeginTx(ctx, nil)
 	if err != nil {
-		return set, fmt.Errorf("list rules of tenant %d: %w", tenantID, err)
+		return set, fmt.Errorf("list rules of tenant %d: %w", tenantID, s.mapError(err))
 	}
 	defer func() { _ = tx.Rollback() }()
-	set.Version, err = ruleSetVersion(ctx, tx, tenantID)
+	set.Version, err = s.ruleSetVersion(ctx, tx, tenantID)
 	if err != nil {
 		return store.RuleSet{}, fmt.Errorf("list rules of tenant %d: %w", tenantID, err)
 	}
-	set.Rules, err = queryRules(ctx, tx, `SELECT `+ruleColumns+` FROM rules WHERE tenant_id = ?
+	set.Rules, err = s.queryRules(ctx, tx, `SELECT `+ruleColumns+` FROM rules WHERE tenant_id = ?
 		ORDER BY priority DESC, name`, tenantID)
 	if err != nil {
 		return store.RuleSet{}, fmt.Errorf("list rules of tenant %d: %w", tenantID, err)
@@ -40,19 +40,19 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-func ruleSetVersion(ctx context.Context, q querier, tenantID int64) (int64, error) {
+func (s *Store) ruleSetVersion(ctx context.Context, q querier, tenantID int64) (int64, error) {
 	var v int64
 	err := q.QueryRowContext(ctx, `SELECT version FROM rule_sets WHERE tenant_id = ?`, tenantID).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
-	return v, mapError(err)
+	return v, s.mapError(err)
 }
 
-func queryRules(ctx context.Context, q querier, query string, args ...any) ([]store.Rule, error) {
+func (s *Store) queryRules(ctx context.Context, q querier, query string, args ...any) ([]store.Rule, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, mapError(err)
+		return nil, s.mapError(err)
 	}
 	defer rows.Close()
 	var out []store.Rule
@@ -63,7 +63,7 @@ func queryRules(ctx context.Context, q querier, query string, args ...any) ([]st
 		}
 		out = append(out, r)
 	}
-	return out, mapError(rows.Err())
+	return out, s.mapError(rows.Err())
 }
 
 func scanRule(row scanner) (store.Rule, error) {
@@ -82,7 +82,7 @@ func scanRule(row scanner) (store.Rule, error) {
 
 // RuleSetVersion is one primary-key lookup.
 func (s *Store) RuleSetVersion(ctx context.Context, tenantID int64) (int64, error) {
-	v, err := ruleSetVersion(ctx, s.readers, tenantID)
+	v, err := s.ruleSetVersion(ctx, s.readers, tenantID)
 	if err != nil {
 		return 0, fmt.Errorf("rule set version of tenant %d: %w", tenantID, err)
 	}
@@ -94,7 +94,7 @@ func (s *Store) GetRule(ctx context.Context, tenantID int64, name string) (store
 	r, err := scanRule(s.readers.QueryRowContext(ctx,
 		`SELECT `+ruleColumns+` FROM rules WHERE tenant_id = ? AND name = ?`, tenantID, name))
 	if err != nil {
-		return store.Rule{}, fmt.Errorf("get rule %q of tenant %d: %w", name, tenantID, mapError(err))
+		return store.Rule{}, fmt.Errorf("get rule %q of tenant %d: %w", name, tenantID, s.mapError(err))
 	}
 	return r, nil
 }
@@ -109,9 +109,9 @@ func (s *Store) changeRules(ctx context.Context, tenantID int64, fn func(tx *sql
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO rule_sets (tenant_id, version, updated_at) VALUES (?, 0, ?)
 			 ON CONFLICT (tenant_id) DO NOTHING`, tenantID, now); err != nil {
-			return mapError(err)
+			return s.mapError(err)
 		}
-		v, err := ruleSetVersion(ctx, tx, tenantID)
+		v, err := s.ruleSetVersion(ctx, tx, tenantID)
 		if err != nil {
 			return err
 		}
@@ -123,7 +123,7 @@ func (s *Store) changeRules(ctx context.Context, tenantID int64, fn func(tx *sql
 			v++
 			if _, err := tx.ExecContext(ctx, `UPDATE rule_sets SET version = ?, updated_at = ? WHERE tenant_id = ?`,
 				v, now, tenantID); err != nil {
-				return mapError(err)
+				return s.mapError(err)
 			}
 		}
 		version = v
@@ -132,14 +132,14 @@ func (s *Store) changeRules(ctx context.Context, tenantID int64, fn func(tx *sql
 	return version, err
 }
 
-func insertRule(ctx context.Context, tx *sql.Tx, r store.Rule, version, now int64) error {
+func (s *Store) insertRule(ctx context.Context, tx *sql.Tx, r store.Rule, version, now int64) error {
 	_, err := tx.ExecContext(ctx,
 		`INSERT INTO rules (`+ruleColumns+`) VALUES (?, ?, ?, ?, ?, ?)
 		 ON CONFLICT (tenant_id, name) DO UPDATE
 		 SET priority = excluded.priority, spec = excluded.spec,
 		     version = excluded.version, updated_at = excluded.updated_at`,
 		r.TenantID, r.Name, r.Priority, string(r.Spec), version, now)
-	return mapError(err)
+	return s.mapError(err)
 }
 
 // CreateRule inserts one rule at the next version.
@@ -152,13 +152,13 @@ func (s *Store) CreateRule(ctx context.Context, r store.Rule) (store.Rule, error
 			return false, fmt.Errorf("%w: the tenant has a rule named %q", store.ErrConflict, r.Name)
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
-			return false, mapError(err)
+			return false, s.mapError(err)
 		}
-		if err := insertRule(ctx, tx, r, current+1, now); err != nil {
+		if err := s.insertRule(ctx, tx, r, current+1, now); err != nil {
 			return false, err
 		}
 		stored, err = scanRule(tx.QueryRowContext(ctx, `SELECT `+ruleColumns+` FROM rules WHERE tenant_id = ? AND name = ?`, r.TenantID, r.Name))
-		return true, mapError(err)
+		return true, s.mapError(err)
 	})
 	if err != nil {
 		return store.Rule{}, fmt.Errorf("create rule %q of tenant %d: %w", r.Name, r.TenantID, err)
@@ -172,17 +172,17 @@ func (s *Store) UpdateRule(ctx context.Context, r store.Rule) (store.Rule, error
 	_, err := s.changeRules(ctx, r.TenantID, func(tx *sql.Tx, current, now int64) (bool, error) {
 		prev, err := scanRule(tx.QueryRowContext(ctx, `SELECT `+ruleColumns+` FROM rules WHERE tenant_id = ? AND name = ?`, r.TenantID, r.Name))
 		if err != nil {
-			return false, mapError(err)
+			return false, s.mapError(err)
 		}
 		if prev.Priority == r.Priority && store.SameJSON(prev.Spec, r.Spec) {
 			stored = prev
 			return false, nil
 		}
-		if err := insertRule(ctx, tx, r, current+1, now); err != nil {
+		if err := s.insertRule(ctx, tx, r, current+1, now); err != nil {
 			return false, err
 		}
 		stored, err = scanRule(tx.QueryRowContext(ctx, `SELECT `+ruleColumns+` FROM rules WHERE tenant_id = ? AND name = ?`, r.TenantID, r.Name))
-		return true, mapError(err)
+		return true, s.mapError(err)
 	})
 	if err != nil {
 		return store.Rule{}, fmt.Errorf("update rule %q of tenant %d: %w", r.Name, r.TenantID, err)
@@ -195,7 +195,7 @@ func (s *Store) DeleteRule(ctx context.Context, tenantID int64, name string) (in
 	v, err := s.changeRules(ctx, tenantID, func(tx *sql.Tx, _, _ int64) (bool, error) {
 		res, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE tenant_id = ? AND name = ?`, tenantID, name)
 		if err != nil {
-			return false, mapError(err)
+			return false, s.mapError(err)
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return false, errors.Join(store.ErrNotFound, err)
@@ -224,7 +224,7 @@ func (s *Store) ReplaceRules(ctx context.Context, tenantID int64, rules []store.
 		if expectedVersion != nil && *expectedVersion != current {
 			return false, fmt.Errorf("%w: the rule set is at version %d, not %d", store.ErrConflict, current, *expectedVersion)
 		}
-		before, err := queryRules(ctx, tx, `SELECT `+ruleColumns+` FROM rules WHERE tenant_id = ?`, tenantID)
+		before, err := s.queryRules(ctx, tx, `SELECT `+ruleColumns+` FROM rules WHERE tenant_id = ?`, tenantID)
 		if err != nil {
 			return false, err
 		}
@@ -234,11 +234,11 @@ func (s *Store) ReplaceRules(ctx context.Context, tenantID int64, rules []store.
 			switch c.Change {
 			case store.RuleRemoved:
 				if _, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE tenant_id = ? AND name = ?`, tenantID, c.Name); err != nil {
-					return false, mapError(err)
+					return false, s.mapError(err)
 				}
 				changed = true
 			case store.RuleAdded, store.RuleChanged:
-				if err := insertRule(ctx, tx, seen[c.Name], current+1, now); err != nil {
+				if err := s.insertRule(ctx, tx, seen[c.Name], current+1, now); err != nil {
 					return false, err
 				}
 				changed = true

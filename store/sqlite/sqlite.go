@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -43,6 +44,10 @@ type Store struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	// damage is the first error that showed the file damaged (wrapping store.ErrCorrupt); Ping
+	// answers with it from then on. A damaged file does not heal while it is open.
+	damage atomic.Pointer[error]
 }
 
 var _ store.Store = (*Store)(nil)
@@ -104,7 +109,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		"_txlock=immediate",
 	))
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("open sqlite store %s: %w", abs, err), s.Close())
+		return nil, s.openFailed(err)
 	}
 	s.writer.SetMaxOpenConns(1)
 	s.writer.SetMaxIdleConns(1)
@@ -114,7 +119,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// systems); the durability and concurrency described in the package documentation need it.
 	var mode string
 	if err := s.writer.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
-		return nil, errors.Join(fmt.Errorf("open sqlite store %s: %w", abs, err), s.Close())
+		return nil, s.openFailed(err)
 	}
 	if !strings.EqualFold(mode, "wal") {
 		return nil, errors.Join(fmt.Errorf("open sqlite store %s: journal mode is %q, not WAL; is it on a network file system?", abs, mode), s.Close())
@@ -125,15 +130,76 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		"_pragma=query_only(1)",
 	))
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("open sqlite store %s: %w", abs, err), s.Close())
+		return nil, s.openFailed(err)
 	}
 	n := max(4, runtime.GOMAXPROCS(0))
 	s.readers.SetMaxOpenConns(n)
 	s.readers.SetMaxIdleConns(n)
 	if err := s.readers.PingContext(ctx); err != nil {
-		return nil, errors.Join(fmt.Errorf("open sqlite store %s: %w", abs, err), s.Close())
+		return nil, s.openFailed(err)
+	}
+	// A file whose pages were overwritten (a bad disk, a copy taken mid-write, another program)
+	// would otherwise open, report healthy and fail every call that meets a damaged page; it is
+	// refused here, where the operator is looking, with what to do about it.
+	if err := s.QuickCheck(ctx); err != nil {
+		return nil, s.openFailed(err)
 	}
 	return s, nil
+}
+
+// openFailed closes what Open opened and says why it failed; for a damaged file, also what to do.
+func (s *Store) openFailed(err error) error {
+	err = s.mapError(err)
+	if errors.Is(err, store.ErrCorrupt) {
+		err = fmt.Errorf("%w; restore the file from a backup, or move it (and its -wal and -shm files) aside to start with an empty store", err)
+	}
+	return errors.Join(fmt.Errorf("open sqlite store %s: %w", s.path, err), s.Close())
+}
+
+// maxCheckProblems is how many of quick_check's findings an error quotes.
+const maxCheckProblems = 3
+
+// QuickCheck runs SQLite's PRAGMA quick_check over the whole file: every page and record is read
+// and checked, without comparing indexes to their tables. Open runs it; it takes time in
+// proportion to the file's size. A damaged file gives an error
+// wrapping store.ErrCorrupt that quotes the first findings, and Ping reports it from then on.
+// The check runs on a connection of its own, closed afterwards, so that the pages it read are not
+// left in the cache of a connection that serves calls.
+func (s *Store) QuickCheck(ctx context.Context) error {
+	db, err := sql.Open("sqlite", dsn(s.path,
+		"_pragma=busy_timeout("+strconv.Itoa(busyTimeoutMS)+")",
+		"_pragma=query_only(1)",
+	))
+	if err != nil {
+		return fmt.Errorf("integrity check: %w", err)
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, "PRAGMA quick_check")
+	if err != nil {
+		return fmt.Errorf("integrity check: %w", s.mapError(err))
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return fmt.Errorf("integrity check: %w", s.mapError(err))
+		}
+		for _, p := range strings.Split(line, "\n") {
+			if p = strings.TrimSpace(p); p != "ok" && p != "" && !strings.HasPrefix(p, "*** in database") && len(problems) < maxCheckProblems {
+				problems = append(problems, p)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("integrity check: %w", s.mapError(err))
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	err = fmt.Errorf("%w: the file failed SQLite's integrity check (PRAGMA quick_check): %s", store.ErrCorrupt, strings.Join(problems, "; "))
+	s.damage.CompareAndSwap(nil, &err)
+	return err
 }
 
 // dsn builds a URI filename. The file: form (rather than a bare path) lets SQLite decode %-escapes,
@@ -222,7 +288,7 @@ func (s *Store) EnsureTenant(ctx context.Context, name string) (store.Tenant, er
 		return err
 	})
 	if err != nil {
-		return store.Tenant{}, fmt.Errorf("store tenant %q: %w", name, mapError(err))
+		return store.Tenant{}, fmt.Errorf("store tenant %q: %w", name, s.mapError(err))
 	}
 	return t, nil
 }
@@ -257,7 +323,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k store.APIKey) (store.APIKey,
 		return err
 	})
 	if err != nil {
-		return store.APIKey{}, fmt.Errorf("store API key %q of tenant %d: %w", k.ID, k.TenantID, mapError(err))
+		return store.APIKey{}, fmt.Errorf("store API key %q of tenant %d: %w", k.ID, k.TenantID, s.mapError(err))
 	}
 	k.Scopes = canonical.Scopes(k.Scopes)
 	return k, nil
@@ -277,7 +343,7 @@ func (s *Store) APIKeyByHash(ctx context.Context, hash []byte) (store.APIKey, st
 		 WHERE k.key_hash = ?`, hash).
 		Scan(&k.TenantID, &k.ID, &k.Hash, &scopes, &keyAt, &t.ID, &t.Name, &tenantAt)
 	if err != nil {
-		return store.APIKey{}, store.Tenant{}, fmt.Errorf("store API key by hash: %w", mapError(err))
+		return store.APIKey{}, store.Tenant{}, fmt.Errorf("store API key by hash: %w", s.mapError(err))
 	}
 	if err := json.Unmarshal([]byte(scopes), &k.Scopes); err != nil {
 		return store.APIKey{}, store.Tenant{}, fmt.Errorf("store API key %q: decode scopes: %w", k.ID, err)
@@ -292,7 +358,7 @@ func (s *Store) APIKeyByHash(ctx context.Context, hash []byte) (store.APIKey, st
 func (s *Store) CountAPIKeys(ctx context.Context) (int, error) {
 	var n int
 	if err := s.readers.QueryRowContext(ctx, `SELECT count(*) FROM api_keys`).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count API keys: %w", mapError(err))
+		return 0, fmt.Errorf("count API keys: %w", s.mapError(err))
 	}
 	return n, nil
 }
@@ -344,7 +410,7 @@ func (s *Store) InsertFailure(ctx context.Context, f store.Failure) (store.Failu
 		return err
 	})
 	if err != nil {
-		return store.Failure{}, false, fmt.Errorf("store failure %s: %w", canonical.ID(f.ID), mapError(err))
+		return store.Failure{}, false, fmt.Errorf("store failure %s: %w", canonical.ID(f.ID), s.mapError(err))
 	}
 	return stored, created, nil
 }
@@ -354,7 +420,7 @@ func (s *Store) GetFailure(ctx context.Context, tenantID int64, id [16]byte) (st
 	f, err := scanFailure(s.readers.QueryRowContext(ctx,
 		`SELECT `+failureColumns+` FROM failures WHERE tenant_id = ? AND id = ?`, tenantID, id[:]))
 	if err != nil {
-		return store.Failure{}, fmt.Errorf("get failure %s: %w", canonical.ID(id), mapError(err))
+		return store.Failure{}, fmt.Errorf("get failure %s: %w", canonical.ID(id), s.mapError(err))
 	}
 	return f, nil
 }
@@ -384,19 +450,24 @@ func (s *Store) ListFailures(ctx context.Context, tenantID int64, q store.ListQu
 
 	rows, err := s.readers.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("list failures of tenant %d: %w", tenantID, mapError(err))
+		return nil, fmt.Errorf("list failures of tenant %d: %w", tenantID, s.mapError(err))
 	}
 	defer rows.Close()
 	var out []store.Failure
+	// Rows are stepped one at a time, so a page that reaches its byte budget reads no further.
+	budget := store.NewPageBudget(q.MaxBytes)
 	for rows.Next() {
 		f, err := scanFailure(rows)
 		if err != nil {
 			return nil, fmt.Errorf("list failures of tenant %d: %w", tenantID, err)
 		}
 		out = append(out, f)
+		if budget.Over(f) {
+			break
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list failures of tenant %d: %w", tenantID, mapError(err))
+		return nil, fmt.Errorf("list failures of tenant %d: %w", tenantID, s.mapError(err))
 	}
 	return out, nil
 }
@@ -454,12 +525,25 @@ func nullFingerprint(fp string) any {
 	return nil
 }
 
+// mapError is the package's mapError, and it remembers the first sign of a damaged file for Ping.
+func (s *Store) mapError(err error) error {
+	err = mapError(err)
+	if errors.Is(err, store.ErrCorrupt) && s.damage.Load() == nil {
+		s.damage.CompareAndSwap(nil, &err)
+	}
+	return err
+}
+
 // mapError turns SQLite's answers into the store's sentinels, keeping the original error in the
-// chain: no row is ErrNotFound, a unique or primary key violation ErrConflict, and a foreign key
-// violation (a write naming a tenant that does not exist) ErrNotFound.
+// chain: no row is ErrNotFound, a unique or primary key violation ErrConflict, a foreign key
+// violation (a write naming a tenant that does not exist) ErrNotFound, and a damaged file (a page
+// that is not what it should be, or a file that is not a database) ErrCorrupt.
 func mapError(err error) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.ErrNotFound
+	}
+	if errors.Is(err, store.ErrCorrupt) {
+		return err // mapped already
 	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
@@ -468,6 +552,10 @@ func mapError(err error) error {
 			return fmt.Errorf("%w: %w", store.ErrConflict, err)
 		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
 			return fmt.Errorf("tenant: %w: %w", store.ErrNotFound, err)
+		}
+		switch se.Code() & 0xff { // the primary code of an extended one
+		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+			return fmt.Errorf("%w: %w", store.ErrCorrupt, err)
 		}
 	}
 	return err
@@ -498,10 +586,15 @@ func nullJSON(j []byte) any {
 	return string(j) // TEXT in a STRICT table: a []byte would be refused as a BLOB
 }
 
-// Ping checks that the database file can be read, for health checks.
+// Ping checks that the database file can be read, for health checks: its schema is read, and once
+// any call has found the file damaged, Ping fails with that error (wrapping store.ErrCorrupt).
 func (s *Store) Ping(ctx context.Context) error {
-	if err := s.readers.PingContext(ctx); err != nil {
-		return fmt.Errorf("ping sqlite store %s: %w", s.path, err)
+	if d := s.damage.Load(); d != nil {
+		return *d
+	}
+	var n int
+	if err := s.readers.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&n); err != nil {
+		return fmt.Errorf("ping sqlite store %s: %w", s.path, s.mapError(err))
 	}
 	return nil
 }

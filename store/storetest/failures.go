@@ -410,6 +410,67 @@ func runList(t *testing.T, h Harness) {
 		requireIDs(t, idsOf(all[2:]), got)
 	})
 
+	t.Run("ByteBudget", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, h)
+		// Six records of about 10 KB, newest first, then 20 small ones below them.
+		var large []store.Failure
+		for range 6 {
+			f := minimalFailure(t, b.tenant.ID)
+			f.Error = largeErrorJSON(t, 10_000)
+			large = append(large, insert(t, b.ctx, b.store, f))
+		}
+		slices.Reverse(large)
+		size := store.RecordSize(large[0])
+		for _, f := range large {
+			if store.RecordSize(f) != size {
+				t.Fatalf("records of one shape have sizes %d and %d", size, store.RecordSize(f))
+			}
+		}
+		// Two records fit in two and a half records' budget; the third is returned as the one
+		// that did not fit, and nothing after it is read.
+		got, err := b.store.ListFailures(b.ctx, b.tenant.ID, store.ListQuery{Limit: 100, MaxBytes: size * 5 / 2})
+		requireNoError(t, err)
+		requireIDs(t, idsOf(large[:3]), got)
+		if n, more := store.PageEnd(got, 99, size*5/2); n != 2 || !more {
+			t.Fatalf("PageEnd = %d, %v; want 2 records and more", n, more)
+		}
+		// A budget smaller than one record: that record alone, and the next one to say more follow.
+		got, err = b.store.ListFailures(b.ctx, b.tenant.ID, store.ListQuery{Limit: 100, MaxBytes: 1})
+		requireNoError(t, err)
+		requireIDs(t, idsOf(large[:2]), got)
+		if n, more := store.PageEnd(got, 99, 1); n != 1 || !more {
+			t.Fatalf("PageEnd = %d, %v; want 1 record and more", n, more)
+		}
+		// The limit still counts, and a budget that holds everything changes nothing: a long page
+		// is read whole (in chunks, on a backend that reads that way).
+		got, err = b.store.ListFailures(b.ctx, b.tenant.ID, store.ListQuery{Limit: 4, MaxBytes: 1 << 30})
+		requireNoError(t, err)
+		requireIDs(t, idsOf(large[:4]), got)
+		small := insertDataset(t, b.ctx, b.store, b.tenant.ID, 20)
+		all := slices.Concat(small, large) // the dataset's times are older, but its IDs are newer
+		got, err = b.store.ListFailures(b.ctx, b.tenant.ID, store.ListQuery{Limit: 25, MaxBytes: 1 << 30})
+		requireNoError(t, err)
+		requireIDs(t, idsOf(all[:25]), got)
+		// Paging as a server does, with the budget's pages, returns every record once, in order.
+		var (
+			paged []store.Failure
+			after *[16]byte
+		)
+		for range len(all) + 1 {
+			rows, err := b.store.ListFailures(b.ctx, b.tenant.ID, store.ListQuery{Limit: 8, After: after, MaxBytes: size * 2})
+			requireNoError(t, err)
+			n, more := store.PageEnd(rows, 7, size*2)
+			paged = append(paged, rows[:n]...)
+			if !more {
+				break
+			}
+			last := rows[n-1].ID
+			after = &last
+		}
+		requireIDs(t, idsOf(all), paged)
+	})
+
 	t.Run("LimitDefaults", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t, h)

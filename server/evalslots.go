@@ -1,0 +1,69 @@
+package server
+
+import (
+	"context"
+	"runtime"
+	"sync"
+
+	"golang.org/x/sync/semaphore"
+)
+
+// evalSlots limits how many of one tenant's requests evaluate its rules at the same time
+// (Limits.RuleConcurrency), so that one tenant, however heavy its rules or however many its
+// callers, holds at most that many processors for rule evaluation and leaves the others to
+// the other tenants. With the rule budget (ruleset.RequestBudget) bounding each request, it
+// bounds what one tenant can take from another.
+//
+// A tenant's semaphore lives while some of its requests hold or wait for it, so the map holds
+// only the tenants being served.
+type evalSlots struct {
+	per int64
+
+	mu      sync.Mutex
+	tenants map[int64]*tenantSlots
+}
+
+type tenantSlots struct {
+	sem   *semaphore.Weighted
+	users int // requests holding or waiting for a slot
+}
+
+func newEvalSlots(per int) *evalSlots {
+	return &evalSlots{per: int64(per), tenants: map[int64]*tenantSlots{}}
+}
+
+// defaultRuleConcurrency is half the processors, at least one: a tenant never has more than
+// half the machine for its rules.
+func defaultRuleConcurrency() int {
+	return max(1, runtime.GOMAXPROCS(0)/2)
+}
+
+// acquire waits for one of the tenant's slots, or for ctx to end (then it returns ctx's error).
+// The caller must call release once evaluation is done.
+func (e *evalSlots) acquire(ctx context.Context, tenantID int64) (release func(), err error) {
+	e.mu.Lock()
+	t := e.tenants[tenantID]
+	if t == nil {
+		t = &tenantSlots{sem: semaphore.NewWeighted(e.per)}
+		e.tenants[tenantID] = t
+	}
+	t.users++
+	e.mu.Unlock()
+	if err := t.sem.Acquire(ctx, 1); err != nil {
+		e.leave(tenantID, t)
+		return nil, err
+	}
+	return func() {
+		t.sem.Release(1)
+		e.leave(tenantID, t)
+	}, nil
+}
+
+func (e *evalSlots) leave(tenantID int64, t *tenantSlots) {
+	e.mu.Lock()
+	t.users--
+	if t.users == 0 {
+		delete(e.tenants, tenantID)
+	}
+	e.mu.Unlock()
+}
