@@ -202,6 +202,11 @@ func New(cfg Config) (http.Handler, error) {
 	}
 	mux.HandleFunc("GET /readyz", ready)
 	mux.HandleFunc("GET /healthz", ready)
+	// Liveness never asks the store: a database outage must not make an
+	// orchestrator restart replicas that are serving from their journal.
+	mux.HandleFunc("GET /livez", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("ok\n"))
+	})
 	return mux, nil
 }
 

@@ -440,11 +440,13 @@ func TestBadInput(t *testing.T) {
 func TestHealthAndExplain(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	res, err := http.Get(b.url + "/healthz")
-	if err != nil || res.StatusCode != http.StatusOK {
-		t.Fatalf("/healthz: %v %v", res, err)
+	for _, path := range []string{"/healthz", "/readyz", "/livez"} {
+		res, err := http.Get(b.url + path)
+		if err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %v %v", path, res, err)
+		}
+		res.Body.Close()
 	}
-	res.Body.Close()
 	// gRPC health over h2c, with the gRPC protocol.
 	hreq, _ := http.NewRequest(http.MethodPost, b.url+"/grpc.health.v1.Health/Check", bytes.NewReader([]byte{0, 0, 0, 0, 0}))
 	hreq.Header.Set("Content-Type", "application/grpc")

@@ -296,7 +296,7 @@ func TestRenderRefusesBadValues(t *testing.T) {
 	}
 }
 
-// checkPod asserts what every configuration must keep: probes on /healthz, a non-root pod with a
+// checkPod asserts what every configuration must keep: probes on /readyz and /livez, a non-root pod with a
 // read-only root filesystem, and a writable /tmp.
 func checkPod(t *testing.T, pod corev1.PodSpec, metrics bool) {
 	t.Helper()
@@ -312,9 +312,15 @@ func checkPod(t *testing.T, pod corev1.PodSpec, metrics bool) {
 	}
 	c := pod.Containers[0]
 	checkContainer(t, c)
-	for name, p := range map[string]*corev1.Probe{"readiness": c.ReadinessProbe, "liveness": c.LivenessProbe} {
-		if p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/healthz" || p.HTTPGet.Port.String() != "http" {
-			t.Errorf("%s probe %+v: want GET /healthz on port http", name, p)
+	// Liveness never asks the database, so that an outage does not restart every pod; readiness
+	// does.
+	for name, want := range map[string]struct {
+		p    *corev1.Probe
+		path string
+	}{"readiness": {c.ReadinessProbe, "/readyz"}, "liveness": {c.LivenessProbe, "/livez"}} {
+		p := want.p
+		if p == nil || p.HTTPGet == nil || p.HTTPGet.Path != want.path || p.HTTPGet.Port.String() != "http" {
+			t.Errorf("%s probe %+v: want GET %s on port http", name, p, want.path)
 		}
 	}
 	if !slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == "/tmp" }) {
