@@ -54,7 +54,10 @@ at start-up and reports any problem there.
 
 Over stdio, stdout carries MCP messages only; logs go to stderr. The proxy
 exits 0 when its input ends and 1 when the upstream goes away (calls in flight
-are answered with a JSON-RPC error first).`,
+are answered with a JSON-RPC error first). A line from the client that is not
+JSON-RPC is answered with -32700 or -32600 and the session goes on; a line on
+the server's stdout that is not JSON-RPC (a banner, a log line) is skipped and
+logged. Request IDs are relayed as they were written.`,
 		Example: `  toolfailure proxy -- node server.js
   toolfailure proxy --upstream http://127.0.0.1:3000/mcp
   toolfailure proxy --listen 127.0.0.1:3001 -- python3 server.py`,

@@ -57,8 +57,28 @@
 // read, in the SDK's encoding of a jsonrpc.Message: params and result keep
 // their bytes (less the whitespace between tokens), an error is written
 // code, message, data, and the envelope is written anew in JSON-RPC's
-// order, without members JSON-RPC does not define. TestWhatIsKept pins
-// this down, and the README says it.
+// order, without members JSON-RPC does not define, and with each ID
+// exactly as its sender wrote it (id.go: the SDK's ID type would turn
+// 9007199254740993 into …992, 1.5 into 1, 2^64−1 into −2^63; the proxy
+// matches an answer to its call by the ID's value and gives the client its
+// own spelling back). TestWhatIsKept and TestIDsRelayedUnchanged pin this
+// down, and the README says it.
+//
+// # Lines that are not messages
+//
+// Over stdio, one line that is not a JSON-RPC message ends neither the
+// session nor the proxy. From the upstream (a banner such as "Server
+// listening on port 3000", a log line on stdout, "{}") it is skipped, as the
+// TypeScript SDK's stdio client skips it (the Go SDK's, v1.8.0, ends the
+// session: go-sdk issue #1209), and logged, at warn once per session and at
+// debug after that; an answer to a waiting call that is not valid JSON-RPC
+// fails that call at once with an error of the proxy's. From the client it
+// is answered as JSON-RPC 2.0 asks: -32700 with id null for what is not
+// JSON, -32600 with the request's id, when one can be read, for JSON that is
+// not a valid request; each bad element of a batch alone. (An answer of the
+// client's to the upstream that cannot be read is dropped and logged: its ID
+// is one of the upstream's, not one the client would recognise.)
+// TestUpstreamStrayLinesAreSkipped and TestClientMalformedLinesAreAnswered.
 //
 // # Fail-open
 //
@@ -84,7 +104,15 @@
 // A failed result is decoded only to read what the service needs (the text
 // content and structuredContent), through mcpfailure.Annotator.Annotate,
 // the same code the Go middleware uses; so classification, the budget, the
-// log line and the counters are the middleware's. The key is then spliced
+// log line and the counters are the middleware's. What the service is sent
+// is a summary that fits its limits (summary.go): structuredContent nested
+// deeper than 24 levels or larger than 32 KiB is cut, with a note of what
+// was left out, keeping the shallow members that classification reads; a
+// tool name over 256 bytes is shortened; a report the service still
+// refuses as invalid goes again once without details. So the size or depth
+// of a failure is never why it lacks the key
+// (TestOversizedFailureStillGetsTheKey), and the client's result keeps the
+// upstream's bytes whatever is sent. The key is then spliced
 // into the result's own bytes: every other member of the result and of its
 // _meta keeps its place and its bytes, and a result that already carries
 // the key (the server classified it, and its logs know that ID) is not
@@ -127,9 +155,10 @@
 // For the same reason the proxy decodes messages itself, to the SDK's
 // jsonrpc types and with the SDK's checks (json.Valid, then a scan of the
 // top-level members; FuzzDecodeMessage holds the two decoders to the same
-// answers), encodes them itself to the SDK's bytes (FuzzEncodeMessage), and
-// decodes a tools/call result only when its bytes can hold an isError
-// member.
+// answers, but for IDs, which the proxy keeps as written), encodes them
+// itself to the SDK's bytes (FuzzEncodeMessage), and decodes a tools/call
+// result only when its bytes can hold an isError member, with a scanner of
+// its own that has no depth limit (encoding/json stops at 10,000 levels).
 //
 // Clients: Stdio, or any mcp.Transport (mcp.StdioTransport, mcp.IOTransport),
 // or Handler for streamable HTTP. The SDK's StreamableHTTPHandler cannot be

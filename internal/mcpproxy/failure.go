@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	segjson "github.com/segmentio/encoding/json"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -74,7 +75,7 @@ func (s *session) annotate(ctx context.Context, c *call, raw json.RawMessage) (j
 	bctx, cancel := context.WithTimeout(ctx, s.p.cfg.Budget)
 	defer cancel()
 	annotations := s.annotations(bctx, c)
-	res := decodeResult(raw)
+	res := decodeResult(members)
 	annotated := a.Annotate(bctx, c.tool, c.meta, annotations, res)
 	if annotated == res {
 		return nil, nil, false // a miss; the Annotator logged and counted it
@@ -101,7 +102,7 @@ func (s *session) annotate(ctx context.Context, c *call, raw json.RawMessage) (j
 func (s *session) annotatorFor() (*mcpfailure.Annotator, error) {
 	s.annotatorOnce.Do(func() {
 		s.annotator, s.annotatorErr = mcpfailure.NewAnnotator(mcpfailure.AnnotatorConfig{
-			Classifier: s.p.cfg.Classifier,
+			Classifier: s.classifier(),
 			Server:     s.label(),
 			Budget:     s.p.cfg.Budget,
 			Logger:     s.log,
@@ -120,29 +121,52 @@ func (s *session) label() string {
 	return s.serverName
 }
 
-// decodeResult turns the upstream's result into the SDK's type, which is
-// what the Annotator reads the error text and structuredContent from. A
-// result the SDK cannot decode (a content type newer than the SDK, say) is
-// reduced to its text parts and structuredContent: the classification needs
-// no more, and the result the client gets is the upstream's own bytes anyway.
-func decodeResult(raw json.RawMessage) *mcp.CallToolResult {
-	var res mcp.CallToolResult
-	if err := json.Unmarshal(raw, &res); err == nil {
-		return &res
-	}
-	var loose struct {
-		Meta    map[string]any `json:"_meta"`
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		StructuredContent any `json:"structuredContent"`
-	}
-	_ = json.Unmarshal(raw, &loose)
-	out := &mcp.CallToolResult{Meta: loose.Meta, StructuredContent: loose.StructuredContent, IsError: true}
-	for _, c := range loose.Content {
-		if c.Type == "text" {
-			out.Content = append(out.Content, &mcp.TextContent{Text: c.Text})
+// classifier is the service, through fittingClassifier (see summary.go).
+func (s *session) classifier() mcpfailure.Classifier {
+	return fittingClassifier{next: s.p.cfg.Classifier, log: s.log}
+}
+
+// decodeResult reads from a failed result's members what the Annotator
+// sends the service: the text of its text content (the first
+// maxMessageBytes of it) and a summary of its structuredContent that the
+// service accepts (see summary.go). It reads with the proxy's own scanner,
+// which has no depth limit: the SDK's types and encoding/json would refuse
+// the whole result over one member nested too deep, and lose the text with
+// it. The result the client gets is the upstream's own bytes either way.
+func decodeResult(members []member) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{IsError: true}
+	text := 0
+	for _, m := range members {
+		switch m.name {
+		case "content":
+			if len(m.value) == 0 || m.value[0] != '[' {
+				continue
+			}
+			out.Content = nil // the last member of a name wins
+			text = 0
+			eachElement(m.value, func(item []byte) {
+				if item[0] != '{' || text > maxMessageBytes {
+					return
+				}
+				var typ, t string
+				_ = eachMember(item, func(name, v []byte) {
+					switch string(name) {
+					case "type":
+						typ, _ = decodeString(v)
+					case "text":
+						t, _ = decodeString(v)
+					}
+				})
+				if typ == "text" {
+					out.Content = append(out.Content, &mcp.TextContent{Text: t})
+					text += len(t)
+				}
+			})
+		case "structuredContent":
+			out.StructuredContent = nil
+			if !isNull(m.value) {
+				out.StructuredContent = summarize(m.value)
+			}
 		}
 	}
 	return out
@@ -169,12 +193,10 @@ func (s *session) classifyProtocolError(ctx context.Context, c *call, resp *json
 		code := int32(werr.Code)
 		raw.JsonrpcCode = &code
 	}
-	if len(werr.Data) > 0 && len(werr.Data) <= maxDetailsBytes {
-		var data any
-		if json.Unmarshal(werr.Data, &data) == nil {
-			if v, err := structpb.NewValue(map[string]any{"data": data}); err == nil {
-				raw.Details = v
-			}
+	if data := summarizeData(werr.Data); data != nil {
+		// A summary that the service takes, as for structuredContent.
+		if v, err := structpb.NewValue(map[string]any{"data": data}); err == nil {
+			raw.Details = v
 		}
 	}
 	req := &toolfailurev1.ClassifyRequest{
@@ -185,10 +207,7 @@ func (s *session) classifyProtocolError(ctx context.Context, c *call, resp *json
 		Traceparent:     mcpfailure.Traceparent(c.meta),
 		OccurredAt:      timestamppb.New(time.Now()),
 	}
-	if req.Tool == "" {
-		req.Tool = "(unnamed)"
-	}
-	res, err := s.p.cfg.Classifier.Classify(ctx, req)
+	res, err := s.classifier().Classify(ctx, req)
 	if err != nil {
 		s.log.Warn("toolfailure proxy: JSON-RPC error of a tool call not recorded", slog.String("tool", c.tool), slog.Int64("code", werr.Code), slog.Any("error", err))
 		return
@@ -206,12 +225,10 @@ func (s *session) classifyProtocolError(ctx context.Context, c *call, resp *json
 // request with, although the specification asks them not to answer at all.
 const codeRequestCancelled = -32800
 
-// Size caps for what is sent to the service, below the service's own limits,
-// so that a huge error becomes a shortened report, not a refused one.
-const (
-	maxMessageBytes = 16 << 10
-	maxDetailsBytes = 64 << 10
-)
+// maxMessageBytes caps the error message sent to the service, below the
+// service's own limit, so that a huge error becomes a shortened report, not
+// a refused one. Details are cut by summarize.
+const maxMessageBytes = 16 << 10
 
 func truncate(s string, n int) string {
 	if len(s) <= n {
@@ -335,7 +352,7 @@ func (s *session) deliverOwn(resp *jsonrpc.Response) bool {
 		return false
 	}
 	s.mu.Lock()
-	ch := s.own[resp.ID]
+	ch := s.own[idKey(resp.ID)]
 	s.mu.Unlock()
 	if ch != nil {
 		select {
@@ -353,36 +370,22 @@ type member struct {
 	value json.RawMessage
 }
 
-// objectMembers splits a JSON object into its members, in order.
+// objectMembers splits a JSON object into its members, in order, each
+// value its exact bytes. It scans with the proxy's own scanner, which has no
+// depth limit (encoding/json's stops at 10,000 levels).
 func objectMembers(b []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
+	i := skipSpace(b, 0)
+	if i == len(b) || b[i] != '{' {
+		return nil, errors.New("want a JSON object")
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, fmt.Errorf("want a JSON object, got %v", tok)
+	if !segjson.Valid(b) {
+		return nil, errors.New("not valid JSON")
 	}
 	var out []member
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		name, ok := tok.(string)
-		if !ok {
-			return nil, fmt.Errorf("object key is %T", tok)
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("member %q: %w", name, err)
-		}
-		out = append(out, member{name, v})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	err := eachMember(b[i:], func(name, value []byte) {
+		out = append(out, member{string(name), value})
+	})
+	return out, err
 }
 
 func lookup(members []member, name string) (json.RawMessage, bool) {

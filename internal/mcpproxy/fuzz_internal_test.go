@@ -3,6 +3,7 @@ package mcpproxy
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"testing"
@@ -14,8 +15,9 @@ import (
 // FuzzLineFraming feeds the proxy's newline-delimited JSON-RPC framing
 // arbitrary bytes under an arbitrary size limit: it never panics or hangs,
 // every message it yields encodes again, a line over the limit becomes the
-// oversized answer (never a partial message), and reading ends with an
-// error (io.EOF at the end of the input, or the malformed line).
+// oversized answer (never a partial message), a line that is not a message
+// is handed to malformed and reading goes on, and reading ends with io.EOF
+// at the end of the input.
 func FuzzLineFraming(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`+"\n"), uint16(0))
 	f.Add([]byte(`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","method":"notifications/initialized"}]`+"\n\n  \n"), uint16(0))
@@ -39,6 +41,12 @@ func FuzzLineFraming(f *testing.F) {
 			}
 			return &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: -32603, Message: "too large"}}
 		}
+		c.malformed = func(b badMessage) jsonrpc.Message {
+			if b.parse && json.Valid(b.text) {
+				t.Fatalf("valid JSON %q called unparseable", b.text)
+			}
+			return &jsonrpc.Response{ID: b.id, Error: &jsonrpc.Error{Code: -32600, Message: "bad"}}
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		defer c.Close()
@@ -51,9 +59,12 @@ func FuzzLineFraming(f *testing.F) {
 				if errors.Is(err, context.DeadlineExceeded) {
 					t.Fatal("reading hung")
 				}
+				if !errors.Is(err, io.EOF) {
+					t.Fatalf("reading ended with %v, want io.EOF", err)
+				}
 				return
 			}
-			if _, err := jsonrpc.EncodeMessage(m); err != nil {
+			if _, err := encodeMessage(m); err != nil {
 				t.Fatalf("a message read does not encode again: %v", err)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -76,13 +77,11 @@ func decodeMessage(data []byte) (jsonrpc.Message, error) {
 	if v != "2.0" {
 		return nil, fmt.Errorf("invalid message version tag %q; expected %q", v, "2.0")
 	}
-	rawID, err := decodeID(id)
+	// The ID as it was written, not as the SDK's decoder would hold it:
+	// see id.go.
+	msgID, err := decodeID(id)
 	if err != nil {
 		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
-	}
-	msgID, err := jsonrpc.MakeID(rawID)
-	if err != nil {
-		return nil, err
 	}
 	// A method member, even "" or null, makes a request, as for the SDK.
 	if hasMethod {
@@ -173,25 +172,6 @@ func decodeString(v []byte) (string, error) {
 	return s, err
 }
 
-// decodeID decodes an id member as json.Unmarshal into an any does: nil
-// when absent or null, float64 for a number, string for a string; other
-// values come back as they decode, for jsonrpc.MakeID to refuse.
-func decodeID(v []byte) (any, error) {
-	switch {
-	case v == nil || string(v) == "null":
-		return nil, nil
-	case v[0] == '"':
-		return decodeString(v)
-	case v[0] == '-' || ('0' <= v[0] && v[0] <= '9'):
-		if f, err := strconv.ParseFloat(string(v), 64); err == nil {
-			return f, nil
-		}
-	}
-	var x any
-	err := json.Unmarshal(v, &x)
-	return x, err
-}
-
 // skipSpace returns the index of the first byte at or after i that is not
 // JSON whitespace.
 func skipSpace(data []byte, i int) int {
@@ -272,7 +252,7 @@ func encodeMessage(msg jsonrpc.Message) ([]byte, error) {
 		id, method, body, bodyName = m.ID, m.Method, m.Params, `,"params":`
 	case *jsonrpc.Response:
 		if m.Error != nil {
-			return jsonrpc.EncodeMessage(msg)
+			return encodeErrorAnswer(m)
 		}
 		id, body, bodyName = m.ID, m.Result, `,"result":`
 	default:
@@ -281,18 +261,11 @@ func encodeMessage(msg jsonrpc.Message) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(64 + len(method) + len(body))
 	buf.WriteString(`{"jsonrpc":"2.0"`)
-	switch v := id.Raw().(type) {
-	case nil:
-	case int64:
+	if id.IsValid() {
 		buf.WriteString(`,"id":`)
-		buf.Write(strconv.AppendInt(buf.AvailableBuffer(), v, 10))
-	case string:
-		buf.WriteString(`,"id":`)
-		if err := appendString(&buf, v); err != nil {
+		if err := appendID(&buf, id); err != nil {
 			return nil, err
 		}
-	default:
-		return jsonrpc.EncodeMessage(msg)
 	}
 	if method != "" {
 		buf.WriteString(`,"method":`)
@@ -302,11 +275,70 @@ func encodeMessage(msg jsonrpc.Message) ([]byte, error) {
 	}
 	if len(body) > 0 {
 		buf.WriteString(bodyName)
-		if err := json.Compact(&buf, body); err != nil {
+		if err := compact(&buf, body); err != nil {
 			return nil, fmt.Errorf("marshaling jsonrpc message: %w", err)
 		}
 	}
 	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// compact appends body to buf without the whitespace between its tokens,
+// as json.Compact does; but JSON nested deeper than encoding/json's limit
+// of 10,000 levels, which the proxy's decoder took (segmentio's Valid has no
+// such limit), is compacted too rather than refused: a message that was
+// relayed in must be relayed out, or its call would wait forever.
+func compact(buf *bytes.Buffer, body []byte) error {
+	n := buf.Len()
+	err := json.Compact(buf, body)
+	if err == nil || !segjson.Valid(body) {
+		return err
+	}
+	buf.Truncate(n)
+	inString := false
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case inString:
+			buf.WriteByte(c)
+			if c == '\\' && i+1 < len(body) {
+				i++
+				buf.WriteByte(body[i])
+			} else if c == '"' {
+				inString = false
+			}
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		default:
+			buf.WriteByte(c)
+			inString = c == '"'
+		}
+	}
+	return nil
+}
+
+// encodeErrorAnswer encodes an error answer as the SDK does, but for its ID:
+// one held as its text is written as that text (see id.go), and an answer
+// without an ID (to a line that could not be read) has "id":null, as
+// JSON-RPC asks, where the SDK would leave the member out.
+func encodeErrorAnswer(m *jsonrpc.Response) ([]byte, error) {
+	if _, raw := rawIDText(m.ID); !raw && m.ID.IsValid() {
+		return jsonrpc.EncodeMessage(m)
+	}
+	const head = `{"jsonrpc":"2.0","id":"x"`
+	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: stringID("x"), Error: m.Error})
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.HasPrefix(data, []byte(head)) {
+		return nil, fmt.Errorf("marshaling jsonrpc message: unexpected encoding %.40q", data)
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(data) + 16)
+	buf.WriteString(`{"jsonrpc":"2.0","id":`)
+	if err := appendID(&buf, m.ID); err != nil {
+		return nil, err
+	}
+	buf.Write(data[len(head):])
 	return buf.Bytes(), nil
 }
 
@@ -363,14 +395,95 @@ func isNull(raw json.RawMessage) bool {
 // isErrorResult reports whether a tools/call result has isError set. A
 // result whose bytes do not hold the key at all, neither spelt out nor
 // escaped, is a success without being decoded: that is every successful
-// result but a few, and a large one would otherwise be scanned twice.
+// result but a few, and a large one would otherwise be scanned twice. The
+// members are found by the proxy's own scanner, which has no depth limit:
+// encoding/json stops at 10,000 levels, and a failed result nested deeper
+// (in its structuredContent, say) would pass for a success.
 func isErrorResult(result json.RawMessage) bool {
 	if !bytes.Contains(result, []byte("isError")) && !bytes.Contains(result, []byte(`\u`)) {
 		return false
 	}
-	var members map[string]json.RawMessage
-	if json.Unmarshal(result, &members) != nil {
+	i := skipSpace(result, 0)
+	if i == len(result) || result[i] != '{' || !segjson.Valid(result) {
 		return false
 	}
-	return string(bytes.TrimSpace(members["isError"])) == "true"
+	isError := false
+	_ = eachMember(result[i:], func(name, value []byte) {
+		if string(name) == "isError" {
+			isError = string(value) == "true" // the last one wins, as for encoding/json
+		}
+	})
+	return isError
+}
+
+// eachElement calls fn with each element of the array arr, in valid JSON,
+// in order, without the whitespace around it.
+func eachElement(arr []byte, fn func(value []byte)) {
+	for i := skipSpace(arr, 1); i < len(arr) && arr[i] != ']'; {
+		end := skipValue(arr, i)
+		fn(arr[i:end:end])
+		i = skipSpace(arr, end)
+		if i < len(arr) && arr[i] == ',' {
+			i = skipSpace(arr, i+1)
+		}
+	}
+}
+
+// badMessage is a line, or an element of a batch, that is not a JSON-RPC
+// message, with what could be read of it.
+type badMessage struct {
+	text []byte // as read, for the log
+	err  error  // why it is not a message
+	// parse says it is not JSON at all (JSON-RPC's -32700); otherwise it is
+	// JSON but not a valid message (-32600).
+	parse bool
+	// answer says it looks like an answer (result or error, no method),
+	// which is never answered in turn.
+	answer bool
+	// id is its ID, when it has one that could be read.
+	id jsonrpc.ID
+}
+
+// diagnose says what a line that decodeMessage refused is: not JSON, or
+// JSON but not a message, and its ID when one can be read.
+func diagnose(text []byte, err error) badMessage {
+	b := badMessage{text: text, err: err}
+	v := text
+	if !segjson.Valid(v) {
+		// As decodeMessage: the first value, whatever follows it.
+		var first json.RawMessage
+		if json.NewDecoder(bytes.NewReader(text)).Decode(&first) != nil {
+			b.parse = true
+			return b
+		}
+		v = first
+	}
+	i := skipSpace(v, 0)
+	if i == len(v) || v[i] != '{' {
+		return b
+	}
+	hasMethod, hasBody := false, false
+	_ = eachMember(v[i:], func(name, value []byte) {
+		switch string(name) {
+		case "id":
+			b.id, _ = decodeID(value) // the invalid ID when it cannot be one
+		case "method":
+			hasMethod = true
+		case "result", "error":
+			hasBody = true
+		}
+	})
+	b.answer = hasBody && !hasMethod
+	return b
+}
+
+// logText is the start of a line that is not a message, quoted, for a log
+// line: enough to recognise a server's banner or log line by.
+func (b badMessage) logText() string {
+	const max = 120
+	t := b.text
+	if len(t) > max {
+		return strconv.Quote(strings.ToValidUTF8(string(t[:max]), "")) + "…"
+	}
+	return strconv.Quote(string(t))
 }

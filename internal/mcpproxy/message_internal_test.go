@@ -3,7 +3,9 @@ package mcpproxy
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -64,6 +66,11 @@ func checkDecodesAsSDK(t *testing.T, data []byte) {
 	t.Helper()
 	want, wantErr := jsonrpc.DecodeMessage(data)
 	got, gotErr := decodeMessage(data)
+	if wantErr != nil && gotErr == nil && sdkID(messageID(got)) == nil {
+		// An ID that is a number past float64 (1e400): the SDK refuses
+		// the message, the proxy keeps the ID as it was written.
+		return
+	}
 	if (wantErr == nil) != (gotErr == nil) {
 		// The two JSON parsers disagree on a few malformed inputs (invalid
 		// UTF-8, nesting beyond the SDK's limit); neither yields a message
@@ -85,20 +92,110 @@ func checkDecodesAsSDK(t *testing.T, data []byte) {
 }
 
 // normalize makes messages comparable: RawMessages by their bytes, errors
-// by their fields.
+// by their fields, IDs by what the SDK's decoder makes of them (the proxy
+// keeps them as they were written: see id.go).
 func normalize(m jsonrpc.Message) any {
 	switch m := m.(type) {
 	case *jsonrpc.Request:
-		return [3]any{m.ID, m.Method, string(m.Params)}
+		return [3]any{sdkID(m.ID), m.Method, string(m.Params)}
 	case *jsonrpc.Response:
 		var e any
 		if m.Error != nil {
 			we := m.Error.(*jsonrpc.Error)
 			e = [3]any{we.Code, we.Message, string(we.Data)}
 		}
-		return [3]any{m.ID, string(m.Result), e}
+		return [3]any{sdkID(m.ID), string(m.Result), e}
 	}
 	return m
+}
+
+func messageID(m jsonrpc.Message) jsonrpc.ID {
+	switch m := m.(type) {
+	case *jsonrpc.Request:
+		return m.ID
+	case *jsonrpc.Response:
+		return m.ID
+	}
+	return jsonrpc.ID{}
+}
+
+// sdkID is the ID the SDK's decoder makes of the ID as written: an int64 by
+// way of a float64, a string unescaped; nil for a number past float64.
+func sdkID(id jsonrpc.ID) any {
+	text, ok := rawIDText(id)
+	if !ok {
+		return id
+	}
+	var v any
+	if json.Unmarshal([]byte(text), &v) != nil {
+		return nil
+	}
+	sdk, err := jsonrpc.MakeID(v)
+	if err != nil {
+		return nil
+	}
+	return sdk
+}
+
+// TestIDsKeepTheirText: an ID is written out exactly as it was read, in a
+// message and in an error answer, and IDs of one value have one key.
+func TestIDsKeepTheirText(t *testing.T) {
+	t.Parallel()
+	keys := map[string][]string{}
+	for _, id := range []string{
+		`1`, `-1`, `0`, `-0`, `0.0`, `0e5`, `1.5`, `1.50`, `15e-1`, `1e3`, `1000`, `1E+3`, `10.00e2`,
+		`9007199254740992`, `9007199254740993`, `9.007199254740993e15`, `9223372036854775807`, `-9223372036854775808`,
+		`18446744073709551615`, `1e400`, `-1e-400`, `1e999999999999999999999`,
+		`"a"`, `"\u0061"`, `"caf\u00e9"`, `"café"`, `"\ud800"`, `"a\/b"`, `"a/b"`, `"\u2028"`, `"<&>"`, `""`,
+	} {
+		line := `{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`
+		m, err := decodeMessage([]byte(line))
+		if err != nil {
+			t.Errorf("%s: %v", id, err)
+			continue
+		}
+		out, err := encodeMessage(m)
+		if err != nil || string(out) != line {
+			t.Errorf("id %s: encoded as %s (%v)", id, out, err)
+		}
+		answer, err := encodeMessage(&jsonrpc.Response{ID: messageID(m), Error: &jsonrpc.Error{Code: -32000, Message: "x"}})
+		if want := `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32000,"message":"x"}}`; err != nil || string(answer) != want {
+			t.Errorf("id %s: error answer encoded as %s (%v), want %s", id, answer, err, want)
+		}
+		k := fmt.Sprintf("%#v", idKey(messageID(m)))
+		keys[k] = append(keys[k], id)
+	}
+	for _, same := range [][]string{
+		{`0`, `-0`, `0.0`, `0e5`}, {`1.5`, `1.50`, `15e-1`}, {`1e3`, `1000`, `1E+3`, `10.00e2`},
+		{`9007199254740993`, `9.007199254740993e15`}, {`"a"`, `"\u0061"`}, {`"caf\u00e9"`, `"café"`}, {`"a\/b"`, `"a/b"`},
+	} {
+		k := fmt.Sprintf("%#v", idKey(mustID(t, same[0])))
+		if got := keys[k]; !slices.Equal(got, same) {
+			t.Errorf("key of %s is shared by %v, want %v", same[0], got, same)
+		}
+	}
+	if answer, _ := encodeMessage(&jsonrpc.Response{Error: &jsonrpc.Error{Code: -32700, Message: "Parse error"}}); string(answer) != `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}` {
+		t.Errorf("an error answer without an ID: %s, want id null", answer)
+	}
+	// A string ID that looks like one held as its text is itself kept as
+	// its text, and written back the same.
+	forged, _ := json.Marshal(rawIDPrefix + "1}")
+	m, err := decodeMessage([]byte(`{"jsonrpc":"2.0","id":` + string(forged) + `,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := encodeMessage(m); !bytes.Contains(out, forged) {
+		t.Errorf("a forged ID came out as %s", out)
+	}
+}
+
+func mustID(t *testing.T, text string) jsonrpc.ID {
+	t.Helper()
+	id, err := decodeID([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
 
 func TestIsErrorResult(t *testing.T) {

@@ -393,6 +393,10 @@ type session struct {
 	logging  bool
 	logLevel string
 	warned   bool
+	// strayUpstream and strayClient say a line that is not a JSON-RPC
+	// message was logged at warn level already in this session.
+	strayUpstream atomic.Bool
+	strayClient   atomic.Bool
 
 	annotatorOnce sync.Once
 	annotator     *mcpfailure.Annotator
@@ -407,6 +411,9 @@ type session struct {
 
 // call is a client request forwarded upstream and not answered yet.
 type call struct {
+	// id is the call's ID as the client wrote it, which its answer carries
+	// back; the pending set is keyed by idKey(id).
+	id     jsonrpc.ID
 	method string
 	tool   string         // tools/call: params.name
 	meta   map[string]any // tools/call: params._meta
@@ -480,6 +487,12 @@ func (s *session) upstreamMessage(ctx context.Context, msg jsonrpc.Message) {
 			return
 		}
 		c := s.answered(m.ID)
+		if c != nil && m.ID != c.id {
+			// Matched by value (1.5 for the client's 1.50): the answer
+			// carries the ID as the client wrote it.
+			m = &jsonrpc.Response{ID: c.id, Result: m.Result, Error: m.Error, Extra: m.Extra}
+			msg = m
+		}
 		if c != nil {
 			switch c.method {
 			case "initialize", "server/discover":
@@ -540,7 +553,7 @@ func (s *session) toClient(ctx context.Context, msg jsonrpc.Message) {
 }
 
 func (s *session) track(req *jsonrpc.Request) {
-	c := &call{method: req.Method}
+	c := &call{id: req.ID, method: req.Method}
 	switch req.Method {
 	case "tools/call":
 		c.tool, c.meta = toolCallParams(req.Params)
@@ -551,7 +564,7 @@ func (s *session) track(req *jsonrpc.Request) {
 			version = v
 		}
 		c.opCtx, c.op = s.p.cfg.Telemetry.Start(context.Background(), mcpfailure.OperationInfo{
-			Method: req.Method, Tool: c.tool, RequestMeta: c.meta, RequestID: req.ID.Raw(),
+			Method: req.Method, Tool: c.tool, RequestMeta: c.meta, RequestID: idValue(req.ID),
 			ProtocolVersion: version, SessionID: s.client.SessionID(),
 		})
 	case "tools/list":
@@ -571,16 +584,25 @@ func (s *session) track(req *jsonrpc.Request) {
 		}
 	}
 	s.mu.Lock()
-	s.pending[req.ID] = c
+	s.pending[idKey(req.ID)] = c
 	s.mu.Unlock()
+}
+
+// isPending reports whether the client waits for an answer under id.
+func (s *session) isPending(id jsonrpc.ID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.pending[idKey(id)]
+	return ok
 }
 
 // untrack forgets a call that could not be forwarded and reports whether it
 // was still pending.
 func (s *session) untrack(id jsonrpc.ID) bool {
+	key := idKey(id)
 	s.mu.Lock()
-	c, ok := s.pending[id]
-	delete(s.pending, id)
+	c, ok := s.pending[key]
+	delete(s.pending, key)
 	s.mu.Unlock()
 	c.end(mcpfailure.Outcome{Err: ErrUpstreamClosed})
 	return ok
@@ -589,9 +611,10 @@ func (s *session) untrack(id jsonrpc.ID) bool {
 // answered takes the call that resp answers out of the pending set; nil
 // when resp answers nothing the client asked (which is then forwarded as is).
 func (s *session) answered(id jsonrpc.ID) *call {
+	key := idKey(id)
 	s.mu.Lock()
-	c := s.pending[id]
-	delete(s.pending, id)
+	c := s.pending[key]
+	delete(s.pending, key)
 	s.mu.Unlock()
 	if c != nil {
 		select {
@@ -610,15 +633,16 @@ func (s *session) observeClientNotification(req *jsonrpc.Request) {
 		s.mu.Unlock()
 	case "notifications/cancelled":
 		var p struct {
-			RequestID any `json:"requestId"`
+			RequestID json.RawMessage `json:"requestId"`
 		}
 		if json.Unmarshal(req.Params, &p) != nil {
 			return
 		}
-		id, err := jsonrpc.MakeID(p.RequestID)
+		id, err := decodeID(p.RequestID)
 		if err != nil {
 			return
 		}
+		id = idKey(id)
 		// The client gave up on it. Nobody waits for the answer any more,
 		// and the upstream should not send one; if it does, it is relayed
 		// as it came: an error then is the cancellation's echo, not a tool
@@ -704,16 +728,12 @@ func levelAllowsWarning(level string) bool {
 // failPending answers every call still waiting with a JSON-RPC error.
 func (s *session) failPending(ctx context.Context, message string) {
 	s.mu.Lock()
-	ids := make([]jsonrpc.ID, 0, len(s.pending))
-	for id := range s.pending {
-		ids = append(ids, id)
-	}
 	calls := s.pending
 	s.pending = map[jsonrpc.ID]*call{}
 	s.mu.Unlock()
-	for _, id := range ids {
-		calls[id].end(mcpfailure.Outcome{Err: ErrUpstreamClosed})
-		s.replyError(ctx, id, CodeConnectionClosed, message)
+	for _, c := range calls {
+		c.end(mcpfailure.Outcome{Err: ErrUpstreamClosed})
+		s.replyError(ctx, c.id, CodeConnectionClosed, message)
 	}
 }
 
@@ -826,17 +846,17 @@ func describe(msg jsonrpc.Message) string {
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
 		if m.IsCall() {
-			return fmt.Sprintf("request %v %s", m.ID.Raw(), m.Method)
+			return fmt.Sprintf("request %v %s", idValue(m.ID), m.Method)
 		}
 		return "notification " + m.Method
 	case *jsonrpc.Response:
-		return fmt.Sprintf("response %v", m.ID.Raw())
+		return fmt.Sprintf("response %v", idValue(m.ID))
 	}
 	return fmt.Sprintf("%T", msg)
 }
 
 // isOwnID reports whether id belongs to a request the proxy sent itself.
 func (s *session) isOwnID(id jsonrpc.ID) bool {
-	str, ok := id.Raw().(string)
+	str, ok := idKey(id).Raw().(string)
 	return ok && strings.HasPrefix(str, s.ownPrefix)
 }

@@ -212,9 +212,15 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cannot read the request body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	msgs, err := decodeBody(body)
-	if err != nil {
-		writeJSONRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "malformed JSON-RPC message: "+err.Error())
+	msgs, bad := decodeBody(body)
+	if bad != nil {
+		// As over stdio: -32700 for what is not JSON, -32600 with the ID
+		// when one can be read for JSON that is not a valid message.
+		if bad.parse {
+			writeJSONRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "Parse error: "+bad.err.Error())
+		} else {
+			writeJSONRPCError(w, http.StatusBadRequest, bad.id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+bad.err.Error())
+		}
 		return
 	}
 	var calls []*jsonrpc.Request
@@ -339,32 +345,19 @@ func accepts(r *http.Request, mediaType string) bool {
 }
 
 // decodeBody reads one JSON-RPC message or a batch (a JSON array of them).
-func decodeBody(body []byte) ([]jsonrpc.Message, error) {
+// When one of them is not a message, the whole body is refused, with what
+// that one is.
+func decodeBody(body []byte) ([]jsonrpc.Message, *badMessage) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
-		return nil, errors.New("empty body")
+		return nil, &badMessage{text: body, err: errors.New("empty body"), parse: true}
 	}
-	if body[0] != '[' {
-		m, err := decodeMessage(body)
-		if err != nil {
-			return nil, err
+	var out []jsonrpc.Message
+	for _, it := range decodeLine(body) {
+		if it.bad != nil {
+			return nil, it.bad
 		}
-		return []jsonrpc.Message{m}, nil
-	}
-	var raws []json.RawMessage
-	if err := json.Unmarshal(body, &raws); err != nil {
-		return nil, err
-	}
-	if len(raws) == 0 {
-		return nil, errors.New("empty batch")
-	}
-	out := make([]jsonrpc.Message, 0, len(raws))
-	for _, raw := range raws {
-		m, err := decodeMessage(raw)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
+		out = append(out, it.msg)
 	}
 	return out, nil
 }
@@ -375,10 +368,10 @@ func writeJSONRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code in
 		Message string `json:"message"`
 	}
 	b, _ := json.Marshal(struct {
-		JSONRPC string    `json:"jsonrpc"`
-		ID      any       `json:"id"`
-		Error   wireError `json:"error"`
-	}{"2.0", id.Raw(), wireError{code, message}})
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   wireError       `json:"error"`
+	}{"2.0", idJSON(id), wireError{code, message}})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
@@ -566,10 +559,11 @@ func (s *httpSession) openStream(calls []*jsonrpc.Request) *stream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range calls {
-		s.calls[c.ID] = st
+		key := idKey(c.ID)
+		s.calls[key] = st
 		st.pending++
 		if tok, ok := progressToken(c.Params); ok {
-			s.progress[tok] = c.ID
+			s.progress[tok] = key
 		}
 	}
 	s.open = append(s.open, st)
@@ -680,16 +674,17 @@ func (s *httpSession) Write(ctx context.Context, msg jsonrpc.Message) error {
 	last := false
 	switch m := msg.(type) {
 	case *jsonrpc.Response:
-		st = s.calls[m.ID]
-		delete(s.calls, m.ID)
+		key := idKey(m.ID)
+		st = s.calls[key]
+		delete(s.calls, key)
 		for tok, id := range s.progress {
-			if id == m.ID {
+			if id == key {
 				delete(s.progress, tok)
 			}
 		}
 		if st == nil {
 			s.mu.Unlock()
-			s.log.Debug("toolfailure proxy: answer for a request whose stream is closed; dropped", slog.Any("id", m.ID.Raw()))
+			s.log.Debug("toolfailure proxy: answer for a request whose stream is closed; dropped", slog.Any("id", idValue(m.ID)))
 			return nil
 		}
 		st.pending--

@@ -38,7 +38,9 @@ const DefaultMaxMessageBytes = 64 << 20
 //
 // A line longer than Config.MaxMessageBytes fails only the call it answers
 // (a JSON-RPC error that gives its size and the limit), not the session: the
-// SDK's CommandTransport, which this replaces, ends the whole session.
+// SDK's CommandTransport, which this replaces, ends the whole session. So
+// does a line that is not JSON-RPC (a banner, a log line on stdout) for the
+// SDK; here it is skipped and logged (see the package documentation).
 func Command(argv []string, stderr io.Writer) (mcp.Transport, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return nil, errors.New("mcpproxy: no command to start")
@@ -100,7 +102,9 @@ func stop(cmd *exec.Cmd, stdin io.Closer, grace time.Duration) error {
 // Stdio returns a transport for the client side over r and w (the proxy's
 // own stdin and stdout), one JSON-RPC message per line. Unlike the SDK's
 // IOTransport, a request longer than Config.MaxMessageBytes is answered
-// with an error for that request alone, and w is never closed.
+// with an error for that request alone, a line that is not a valid request
+// is answered with -32700 or -32600 (the session goes on), IDs are kept as
+// they were written, and w is never closed.
 func Stdio(r io.Reader, w io.Writer) mcp.Transport { return &stdioTransport{r, w} }
 
 type stdioTransport struct {
@@ -124,6 +128,10 @@ type lineConn struct {
 	// place, or nil to skip it. id is the line's JSON-RPC ID when one could
 	// be found in what was kept of it.
 	oversized func(id jsonrpc.ID, size int) jsonrpc.Message
+	// malformed does the same for a line, or an element of a batch, that is
+	// not a JSON-RPC message. Nil skips it. Either way the connection reads
+	// on: one bad line is not the end of the session.
+	malformed func(bad badMessage) jsonrpc.Message
 
 	start     sync.Once
 	msgs      chan readResult
@@ -190,12 +198,16 @@ func (c *lineConn) readLoop() {
 		if len(line) == 0 {
 			continue
 		}
-		msgs, err := decodeLine(line)
-		if err != nil {
-			send(readResult{err: err})
-			return
-		}
-		for _, m := range msgs {
+		for _, it := range decodeLine(line) {
+			m := it.msg
+			if it.bad != nil {
+				if c.malformed == nil {
+					continue
+				}
+				if m = c.malformed(*it.bad); m == nil {
+					continue
+				}
+			}
 			if !send(readResult{msg: m}) {
 				return
 			}
@@ -203,29 +215,46 @@ func (c *lineConn) readLoop() {
 	}
 }
 
+// lineItem is a message of a line, or what stands in a message's place.
+type lineItem struct {
+	msg jsonrpc.Message
+	bad *badMessage
+}
+
 // decodeLine decodes one line: a message, or a batch of them (protocol
-// 2025-03-26), which is relayed as separate messages.
-func decodeLine(line []byte) ([]jsonrpc.Message, error) {
+// 2025-03-26), which is relayed as separate messages. What is not a message
+// (the line, or an element of the batch) comes back as a badMessage, for
+// the connection's owner to answer or skip: the SDKs' stdio transports
+// differ here (the Go SDK's ends the session on the first such line, the
+// TypeScript SDK's reports it and reads on), and a relay must do the latter.
+func decodeLine(line []byte) []lineItem {
 	if line[0] != '[' {
 		m, err := decodeMessage(line)
 		if err != nil {
-			return nil, fmt.Errorf("malformed JSON-RPC message: %w", err)
+			b := diagnose(line, fmt.Errorf("malformed JSON-RPC message: %w", err))
+			return []lineItem{{bad: &b}}
 		}
-		return []jsonrpc.Message{m}, nil
+		return []lineItem{{msg: m}}
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(line, &raws); err != nil {
-		return nil, fmt.Errorf("malformed JSON-RPC batch: %w", err)
+		b := diagnose(line, fmt.Errorf("malformed JSON-RPC batch: %w", err))
+		return []lineItem{{bad: &b}}
 	}
-	out := make([]jsonrpc.Message, 0, len(raws))
+	if len(raws) == 0 {
+		return []lineItem{{bad: &badMessage{text: line, err: errors.New("empty JSON-RPC batch")}}}
+	}
+	out := make([]lineItem, 0, len(raws))
 	for _, raw := range raws {
 		m, err := decodeMessage(raw)
 		if err != nil {
-			return nil, fmt.Errorf("malformed JSON-RPC message in a batch: %w", err)
+			b := diagnose(raw, fmt.Errorf("malformed JSON-RPC message in a batch: %w", err))
+			out = append(out, lineItem{bad: &b})
+			continue
 		}
-		out = append(out, m)
+		out = append(out, lineItem{msg: m})
 	}
-	return out, nil
+	return out
 }
 
 // Of a line over the limit, the first and last bytes are kept: the ID is
@@ -289,11 +318,11 @@ func lineID(head, tail []byte) jsonrpc.ID {
 				break
 			}
 			if key == "id" {
-				v, err := dec.Token()
-				if err != nil {
+				var v json.RawMessage
+				if dec.Decode(&v) != nil {
 					break
 				}
-				if id, err := jsonrpc.MakeID(v); err == nil && id.IsValid() {
+				if id, err := decodeID(v); err == nil && id.IsValid() {
 					return id
 				}
 				break
@@ -304,12 +333,9 @@ func lineID(head, tail []byte) jsonrpc.ID {
 			}
 		}
 	}
-	if m := tailID.FindSubmatch(tail); m != nil {
-		var v any
-		if json.Unmarshal(m[1], &v) == nil {
-			if id, err := jsonrpc.MakeID(v); err == nil {
-				return id
-			}
+	if m := tailID.FindSubmatch(tail); m != nil && json.Valid(m[1]) {
+		if id, err := decodeID(m[1]); err == nil {
+			return id
 		}
 	}
 	return jsonrpc.ID{}
@@ -361,6 +387,7 @@ func (s *session) limitMessages(client, upstream mcp.Connection) {
 			return &jsonrpc.Response{ID: id, Error: newProxyError(jsonrpc.CodeInternalError, fmt.Sprintf(
 				"toolfailure proxy: the upstream MCP server's answer is %d bytes, over the proxy's limit of %d bytes for one message (--max-message-bytes)", size, limit))}
 		}
+		lc.malformed = s.upstreamMalformed
 	}
 	if lc, ok := client.(*lineConn); ok {
 		lc.max = limit
@@ -374,5 +401,58 @@ func (s *session) limitMessages(client, upstream mcp.Connection) {
 				"toolfailure proxy: the request is %d bytes, over the proxy's limit of %d bytes for one message (--max-message-bytes)", size, limit))
 			return nil
 		}
+		lc.malformed = s.clientMalformed
 	}
+}
+
+// upstreamMalformed handles a line from the upstream that is not a JSON-RPC
+// message: a banner ("Server listening on port 3000"), a log line written
+// to stdout by mistake, "{}". It is skipped, as the TypeScript SDK's stdio
+// client does (it reports such a line to onerror and reads on; the Go SDK's
+// ends the session, go-sdk issue #1209), and logged: at warn the first time
+// in a session, at debug after that, so that a chatty server does not flood
+// the log. An answer to a call the client is waiting for that is not a
+// valid message ({"id":2,"result":…} without "jsonrpc") fails that call at
+// once, with an error of the proxy's own, instead of leaving the client to
+// wait for an answer that came and was dropped.
+func (s *session) upstreamMalformed(b badMessage) jsonrpc.Message {
+	level := slog.LevelDebug
+	if s.strayUpstream.CompareAndSwap(false, true) {
+		level = slog.LevelWarn
+	}
+	s.log.Log(context.Background(), level, "toolfailure proxy: skipped a line from the upstream MCP server that is not a JSON-RPC message (later ones are logged at debug level)",
+		slog.String("line", b.logText()), slog.Any("error", b.err))
+	if b.answer && b.id.IsValid() && s.isPending(b.id) {
+		return &jsonrpc.Response{ID: b.id, Error: newProxyError(jsonrpc.CodeInternalError,
+			"toolfailure proxy: the upstream MCP server's answer is not a valid JSON-RPC message: "+b.err.Error())}
+	}
+	return nil
+}
+
+// clientMalformed answers a line from the client that is not a JSON-RPC
+// message as JSON-RPC 2.0 asks: -32700 (parse error) with id null for one
+// that is not JSON, -32600 (invalid request) for JSON that is not a valid
+// request, with its id when one can be read. A line that looks like an
+// answer (to a request of the upstream's) is not answered, since its ID is
+// one of the upstream's, not the client's: it is dropped and logged. Either
+// way the session goes on.
+func (s *session) clientMalformed(b badMessage) jsonrpc.Message {
+	level := slog.LevelDebug
+	if s.strayClient.CompareAndSwap(false, true) {
+		level = slog.LevelWarn
+	}
+	what := "answered it with an error"
+	if b.answer {
+		what = "dropped it"
+	}
+	s.log.Log(context.Background(), level, "toolfailure proxy: a line from the MCP client is not a JSON-RPC message; "+what,
+		slog.String("line", b.logText()), slog.Any("error", b.err))
+	switch {
+	case b.answer:
+	case b.parse:
+		s.replyError(context.Background(), jsonrpc.ID{}, jsonrpc.CodeParseError, "Parse error: "+b.err.Error())
+	default:
+		s.replyError(context.Background(), b.id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+b.err.Error())
+	}
+	return nil
 }

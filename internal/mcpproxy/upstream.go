@@ -274,7 +274,7 @@ func (c *httpUpstreamConn) observe(msg jsonrpc.Message) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.initID.IsValid() || resp.ID != c.initID {
+	if !c.initID.IsValid() || idKey(resp.ID) != idKey(c.initID) {
 		return
 	}
 	var r struct {
@@ -458,9 +458,9 @@ func (c *httpUpstreamConn) readJSON(r *jsonrpc.Request, resp *http.Response) {
 		c.deliver(c.tooLarge(r.ID))
 		return
 	}
-	msgs, err := decodeBody(body)
-	if err != nil {
-		c.deliver(proxyAnswer(r.ID, CodeConnectionClosed, "toolfailure proxy: the upstream MCP server sent a malformed answer: "+err.Error()))
+	msgs, bad := decodeBody(body)
+	if bad != nil {
+		c.deliver(proxyAnswer(r.ID, CodeConnectionClosed, "toolfailure proxy: the upstream MCP server sent a malformed answer: "+bad.err.Error()))
 		return
 	}
 	for _, m := range msgs {
@@ -501,7 +501,7 @@ func (c *httpUpstreamConn) readStream(r *jsonrpc.Request, req *http.Request, res
 			if err != nil {
 				return fmt.Errorf("%w: %w", errMalformed, err)
 			}
-			if a, ok := msg.(*jsonrpc.Response); ok && a.ID == r.ID {
+			if a, ok := msg.(*jsonrpc.Response); ok && idKey(a.ID) == idKey(r.ID) {
 				answered = true
 			}
 			c.observe(msg)
