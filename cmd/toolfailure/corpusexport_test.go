@@ -14,31 +14,8 @@ import (
 	"github.com/omcp/toolfailure/internal/corpus"
 	"github.com/omcp/toolfailure/internal/pgtest"
 	"github.com/omcp/toolfailure/internal/redact"
+	"github.com/omcp/toolfailure/internal/redact/redacttest"
 )
-
-// exportSecrets are fake credentials of every kind the redactor knows,
-// shaped like real ones and assembled at run time so that secret scanners
-// do not flag this file (the samples of
-// internal/ruleset/guidance_secrets_test.go). secret is the part that must
-// not appear in an export.
-var exportSecrets = []struct{ kind, text, secret string }{
-	{"private_key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo\n-----END RSA PRIVATE KEY-----", "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo"},
-	{"authorization", "Authorization: Basic dXNlcjpodW50ZXIy", "dXNlcjpodW50ZXIy"},
-	{"cookie", "Cookie: sid=31d4d96e407aad42", "31d4d96e407aad42"},
-	{"bearer_token", "bearer " + "a1b2c3d4e5f6g7h8", "a1b2c3d4e5f6g7h8"},
-	{"jwt", "eyJhbGciOiJIUzI1NiJ9." + "eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "dozjgNryP4J3jVmNHl0w5N"},
-	{"github_token", "ghp_" + "R4nd0mL00k1ngT0k3nF0rT3st1ngOnly0123", "R4nd0mL00k1ngT0k3n"},
-	{"slack_token", "xoxb-" + "1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx", "AbCdEfGhIjKlMnOp"},
-	{"slack_webhook", "https://hooks.slack.com/services/" + "T00000000/B00000000/" + "XXXXXXXXXXXXXXXXXXXXXXXX", "XXXXXXXXXXXXXXXX"},
-	{"stripe_key", "sk_" + "live_51HqLyjWDarjtT1zdp7dcXoz0Yy9xR", "51HqLyjWDarjtT1zdp7"},
-	{"aws_access_key_id", "AKIA" + "IOSFODNN7EXAMPLE", "IOSFODNN7EXAMPLE"},
-	{"aws_secret_access_key", "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI"},
-	{"anthropic_api_key", "sk-ant-" + "api03-Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0f", "Zx9yW8vU7tS6rQ5p"},
-	{"openai_api_key", "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c", "Ab3dEf6hIj9kLm2n"},
-	{"google_api_key", "AIza" + "SyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI", "SyDdI0hCZtE6vySjMm"},
-	{"url_password", "postgres://app:" + "s3cr3tpa55@db.internal:5432/app", "s3cr3tpa55"},
-	{"secret_field", "password=" + "hunter2horse", "hunter2horse"},
-}
 
 // TestCorpusExportNeverHoldsASecret classifies failures that carry every
 // kind of secret in every field a request can carry one in, through the
@@ -48,22 +25,7 @@ var exportSecrets = []struct{ kind, text, secret string }{
 // classify scores the file only once its cases are confirmed.
 func TestCorpusExportNeverHoldsASecret(t *testing.T) {
 	t.Parallel()
-	kinds := map[string]bool{}
-	for _, p := range redact.Patterns() {
-		kinds[p.Kind] = true
-	}
-	for _, s := range exportSecrets {
-		if !kinds[s.kind] {
-			t.Fatalf("%s is not a redaction kind", s.kind)
-		}
-		delete(kinds, s.kind)
-		if strings.Contains(redact.String(s.text), s.secret) {
-			t.Fatalf("%s: the sample is not one the redactor removes", s.kind)
-		}
-	}
-	for k := range kinds {
-		t.Errorf("redaction kind %s has no sample here", k)
-	}
+	exportSecrets := redacttest.Samples(t)
 
 	dbURL := pgtest.URL(t)
 	url, _, _ := startServe(t, "--database-url", dbURL)
@@ -106,7 +68,7 @@ func TestCorpusExportNeverHoldsASecret(t *testing.T) {
 	}
 	for _, f := range fields {
 		for _, s := range exportSecrets {
-			classifyOne(f.request(s.text))
+			classifyOne(f.request(s.Text))
 		}
 	}
 	// Values under a key that names a secret, whatever they look like.
@@ -129,8 +91,8 @@ func TestCorpusExportNeverHoldsASecret(t *testing.T) {
 		n++
 		line := sc.Text()
 		for _, s := range exportSecrets {
-			if strings.Contains(line, s.secret) {
-				t.Errorf("the export holds a %s: %s", s.kind, line)
+			if strings.Contains(line, s.Secret) {
+				t.Errorf("the export holds a %s: %s", s.Kind, line)
 			}
 		}
 		if strings.Contains(line, "plain words") || strings.Contains(line, "4829") {
