@@ -44,6 +44,11 @@
 //	...
 //	server.AddReceivingMiddleware(a.Middleware)
 //
+// NewAnnotatorFromEnv does the same in one call from TOOLFAILURE_SERVER and
+// TOOLFAILURE_KEY, the variables the proxy and the TypeScript package read,
+// and checks the service at start-up: a configuration error is returned,
+// saying what to set; a service that is away is only a warning.
+//
 // The classification is the service's, never the middleware's: one rule set
 // per tenant, applied the same way to servers in every language, and every
 // ID a user is shown is stored and can be looked up.

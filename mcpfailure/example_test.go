@@ -5,6 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -12,7 +17,11 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/apikey"
 	"github.com/omcp/toolfailure/mcpfailure"
+	tfserver "github.com/omcp/toolfailure/server"
+	"github.com/omcp/toolfailure/store"
+	"github.com/omcp/toolfailure/store/sqlite"
 )
 
 // A client reads the object of a failed result with Parse and dispatches on
@@ -159,4 +168,101 @@ func ExampleAnnotator() {
 	// SMTP login failed: token expired
 	// governance auth_required tf_01M8N3YJHAFJPBR162ETPFRX5AD
 	// {Failed:1 Classified:1 AlreadyTagged:0 Missed:0 MissedTimeout:0}
+}
+
+// NewAnnotatorFromEnv is the whole set-up: it reads TOOLFAILURE_SERVER and
+// TOOLFAILURE_KEY (which an MCP host passes in the server's "env" block),
+// checks the service at once, and fails at start-up on a configuration
+// error, saying what to set. A service that is away only gets a warning:
+// the server starts, and failures go out without the key until it answers.
+func ExampleNewAnnotatorFromEnv() {
+	stop := exampleEnvironment() // a local service, and the two variables a host would set
+	defer stop()
+
+	ctx := context.Background()
+	a, err := mcpfailure.NewAnnotatorFromEnv(ctx, mcpfailure.AnnotatorConfig{Server: "mail-mcp"})
+	if err != nil {
+		log.Fatal(err) // such as: TOOLFAILURE_KEY: the toolfailure service at … does not know the API key
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "mail", Version: "v1"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "send_email"},
+		func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, any, error) {
+			return nil, nil, &mcpfailure.ToolError{Message: "SMTP login failed: token expired", HTTPStatus: 401}
+		})
+	server.AddReceivingMiddleware(a.Middleware)
+
+	clientEnd, serverEnd := mcp.NewInMemoryTransports()
+	if _, err := server.Connect(ctx, serverEnd, nil); err != nil {
+		log.Fatal(err)
+	}
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil).Connect(ctx, clientEnd, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer session.Close()
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "send_email"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	tf, _, _ := mcpfailure.Parse(res)
+	fmt.Println(tf.Class, tf.Code, strings.HasPrefix(tf.CorrelationID, "tf_"))
+	// Output:
+	// governance auth_required true
+}
+
+// exampleEnvironment runs the toolfailure service on an embedded store in
+// a temporary directory, as `toolfailure serve` would, and sets
+// TOOLFAILURE_SERVER and TOOLFAILURE_KEY to it with a key of the report
+// scope. stop undoes all of it.
+func exampleEnvironment() (stop func()) {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "mcpfailure-example-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "toolfailure.db"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := st.Migrate(ctx); err != nil {
+		log.Fatal(err)
+	}
+	tenant, err := st.EnsureTenant(ctx, "acme")
+	if err != nil {
+		log.Fatal(err)
+	}
+	key, err := apikey.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := st.CreateAPIKey(ctx, store.APIKey{ID: key.ID, TenantID: tenant.ID, Hash: key.Hash, Scopes: []string{apikey.ScopeReport}}); err != nil {
+		log.Fatal(err)
+	}
+	h, err := tfserver.New(tfserver.Config{Store: st, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+
+	restore := map[string]*string{}
+	for name, value := range map[string]string{"TOOLFAILURE_SERVER": srv.URL, "TOOLFAILURE_KEY": key.Secret} {
+		if old, ok := os.LookupEnv(name); ok {
+			restore[name] = &old
+		} else {
+			restore[name] = nil
+		}
+		_ = os.Setenv(name, value)
+	}
+	return func() {
+		for name, old := range restore {
+			if old != nil {
+				_ = os.Setenv(name, *old)
+			} else {
+				_ = os.Unsetenv(name)
+			}
+		}
+		srv.Close()
+		_ = st.Close()
+		_ = os.RemoveAll(dir)
+	}
 }
