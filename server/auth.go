@@ -24,10 +24,11 @@ var scopeFor = map[string]string{
 	toolfailurev1connect.RuleServiceName:       apikey.ScopeRules,
 }
 
-// keyCacheTTL bounds how long a revoked key may keep working on a replica
+// KeyCacheTTL bounds how long a revoked key may keep working on a replica
 // that saw it recently, in exchange for one store round trip per key per
-// TTL instead of per request.
-const keyCacheTTL = 10 * time.Second
+// TTL instead of per request: `keys revoke` takes effect on every replica
+// within it. A key that expires is refused from its expiry on, cached or not.
+const KeyCacheTTL = 10 * time.Second
 
 // authInterceptor authenticates every call before its payload is read and
 // checks the scope of the service it addresses.

@@ -130,7 +130,7 @@ func New(cfg Config) (http.Handler, error) {
 		return nil, fmt.Errorf("server: build validator: %w", err)
 	}
 
-	authn := auth.New(cfg.Store, auth.Options{CacheTTL: keyCacheTTL, Now: cfg.Now})
+	authn := auth.New(cfg.Store, auth.Options{CacheTTL: KeyCacheTTL, Now: cfg.Now})
 	rpc := connect.NewServer(
 		// First, so that refused calls and recovered panics are traced too.
 		cfg.Telemetry.Interceptor(),

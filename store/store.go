@@ -76,11 +76,35 @@ type Tenant struct {
 // APIKey is what the service remembers about a key it issued. The secret itself is never stored,
 // only its hash: a copy of the database does not let anyone call the service.
 type APIKey struct {
-	ID        string   // short public identifier (shown in listings and logs; not secret)
+	ID        string   // short public identifier (shown in listings and logs; not secret); unique
 	TenantID  int64    // the tenant that the key acts for
-	Hash      []byte   // SHA-256 of the full secret key, 32 bytes
+	Hash      []byte   // SHA-256 of the full secret key, 32 bytes; empty in ListAPIKeys
 	Scopes    []string // ScopeReport, ScopeLookup, ScopeRules; empty comes back as nil
 	CreatedAt time.Time
+	// CreatedBy says who created the key and from where (the audit record, e.g. "keys create by
+	// alice on host1"); "" = not recorded.
+	CreatedBy string
+	// ExpiresAt is when the key stops working by itself; zero = never.
+	ExpiresAt time.Time
+	// RevokedAt is when the key was revoked (RevokeAPIKey); zero = not revoked. RevokedBy says who
+	// revoked it and from where, like CreatedBy.
+	RevokedAt time.Time
+	RevokedBy string
+	// LastUsedAt is when the key last authenticated a call, as TouchAPIKey recorded it: coalesced,
+	// so it may be up to the recording interval (a minute) old; zero = never recorded.
+	LastUsedAt time.Time
+}
+
+// Revoked reports whether the key has been revoked.
+func (k APIKey) Revoked() bool { return !k.RevokedAt.IsZero() }
+
+// Expired reports whether the key has expired at now.
+func (k APIKey) Expired(now time.Time) bool { return !k.ExpiresAt.IsZero() && !now.Before(k.ExpiresAt) }
+
+// APIKeyEntry is one row of ListAPIKeys: a key (without its hash) and its tenant.
+type APIKeyEntry struct {
+	Key    APIKey
+	Tenant Tenant
 }
 
 // Failure is one classified tool error: what was received, what the service decided, and when.
@@ -486,6 +510,22 @@ type Store interface {
 	// CountAPIKeys counts the keys of all tenants. The embedded store's first start uses it to tell
 	// whether it must bootstrap a key.
 	CountAPIKeys(ctx context.Context) (int, error)
+
+	// ListAPIKeys returns the keys of the tenant, or of every tenant when tenantID is 0, with their
+	// tenants, ordered by tenant name, then creation time, then ID. Hash is left empty: a listing
+	// never needs it. Revoked and expired keys are listed too.
+	ListAPIKeys(ctx context.Context, tenantID int64) ([]APIKeyEntry, error)
+
+	// RevokeAPIKey records that the key with this ID is revoked at at, by by (who and from where),
+	// and returns it as stored. APIKeyByHash keeps returning the key, with RevokedAt set, and callers
+	// refuse it. Revoking a revoked key changes nothing and returns it with revoked=false.
+	// ErrNotFound when there is no such key.
+	RevokeAPIKey(ctx context.Context, id string, at time.Time, by string) (key APIKey, revoked bool, err error)
+
+	// TouchAPIKey records that the tenant's key id was used at at, unless a later use is already
+	// recorded. Callers coalesce (a write per key per interval, not per request). An unknown key
+	// is not an error.
+	TouchAPIKey(ctx context.Context, tenantID int64, id string, at time.Time) error
 
 	// RevokeSession records that the web page's session id of the tenant has ended (its user
 	// signed out), so that its cookie is refused by every replica from now on. expires is when

@@ -304,7 +304,7 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 		fmt.Fprintf(stderr, "toolfailure: Prometheus metrics at http://%s/metrics\n", mln.Addr())
 	}
 	if embedded {
-		if err := bootstrapDevKey(ctx, b, stdout); err != nil {
+		if err := bootstrapDevKey(ctx, b, stdout, log); err != nil {
 			return failed(err)
 		}
 	}
@@ -343,7 +343,7 @@ func isPostgresURL(u string) bool {
 // key without a second command: when the store has no keys at all it
 // creates the "default" tenant and prints one key with every scope, once.
 // PostgreSQL deployments never get this; their keys come from "keys create".
-func bootstrapDevKey(ctx context.Context, b store.Store, stdout io.Writer) error {
+func bootstrapDevKey(ctx context.Context, b store.Store, stdout io.Writer, log *slog.Logger) error {
 	n, err := b.CountAPIKeys(ctx)
 	if err != nil {
 		return fmt.Errorf("count API keys: %w", err)
@@ -351,31 +351,34 @@ func bootstrapDevKey(ctx context.Context, b store.Store, stdout io.Writer) error
 	if n > 0 {
 		return nil
 	}
-	secret, err := createKey(ctx, b, "default", apikey.AllScopes)
+	k, secret, err := createKey(ctx, b, "default", apikey.AllScopes, time.Time{}, "serve (first start of the embedded store)")
 	if err != nil {
 		return err
 	}
+	auditKey(log, "api key created", k, "default")
 	bar := strings.Repeat("=", 72)
 	fmt.Fprintf(stdout, "%s\nFirst start of this embedded store: created tenant \"default\" and an API key\nwith scopes %s. It is shown only this once; keep it:\n\n  export TOOLFAILURE_KEY=%s\n%s\n",
 		bar, strings.Join(apikey.AllScopes, ","), secret, bar)
 	return nil
 }
 
-// createKey ensures the tenant and stores a new key for it, returning the
-// secret, which exists nowhere else afterwards.
-func createKey(ctx context.Context, b store.Store, tenant string, scopes []string) (string, error) {
+// createKey ensures the tenant and stores a new key for it, expiring at expires (zero: never),
+// with by as its audit record. It returns the key as stored and the secret, which exists nowhere
+// else afterwards.
+func createKey(ctx context.Context, b store.Store, tenant string, scopes []string, expires time.Time, by string) (store.APIKey, string, error) {
 	t, err := b.EnsureTenant(ctx, tenant)
 	if err != nil {
-		return "", fmt.Errorf("tenant %q: %w", tenant, err)
+		return store.APIKey{}, "", fmt.Errorf("tenant %q: %w", tenant, err)
 	}
 	k, err := apikey.New()
 	if err != nil {
-		return "", err
+		return store.APIKey{}, "", err
 	}
-	if _, err := b.CreateAPIKey(ctx, store.APIKey{ID: k.ID, TenantID: t.ID, Hash: k.Hash, Scopes: scopes}); err != nil {
-		return "", fmt.Errorf("store key for tenant %q: %w", tenant, err)
+	stored, err := b.CreateAPIKey(ctx, store.APIKey{ID: k.ID, TenantID: t.ID, Hash: k.Hash, Scopes: scopes, ExpiresAt: expires, CreatedBy: by})
+	if err != nil {
+		return store.APIKey{}, "", fmt.Errorf("store key for tenant %q: %w", tenant, err)
 	}
-	return k.Secret, nil
+	return stored, k.Secret, nil
 }
 
 func newMigrateCmd(d deps) *cobra.Command {
@@ -402,61 +405,6 @@ deployments that migrate in a step of their own. Safe to run from several proces
 		},
 	}
 	dbURL = envStringVar(cmd.Flags(), "database-url", "DATABASE_URL", "", "database to migrate: postgres://…, sqlite:PATH or empty for the embedded store")
-	return cmd
-}
-
-func newKeysCmd(d deps) *cobra.Command {
-	return groupCmd("keys", "Manage API keys (on the database directly)",
-		"  toolfailure keys create --tenant acme --scopes report,lookup,rules", newKeysCreateCmd(d))
-}
-
-func newKeysCreateCmd(d deps) *cobra.Command {
-	var (
-		tenant, scopeList string
-		dbURL             *envString
-	)
-	cmd := &cobra.Command{
-		Use:   "create --tenant NAME --scopes report,lookup,rules [flags]",
-		Short: "Mint an API key for a tenant",
-		Long: `Mint an API key for a tenant, creating the tenant if needed. The key is printed alone on the
-last line of stdout, once; only its SHA-256 is stored.
-
-It works on the database directly. On the embedded store it needs the file to itself: stop a
-serve that holds it first.`,
-		Example: `  toolfailure keys create --tenant acme --scopes report
-  KEY=$(toolfailure keys create --tenant acme --scopes report,lookup,rules --database-url postgres://USER:PASS@HOST:5432/DB | tail -n 1)`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			name := strings.TrimSpace(tenant)
-			if name == "" {
-				return usageErrorf("--tenant is required")
-			}
-			scopes, err := apikey.ParseScopes(scopeList)
-			if err != nil {
-				return usageErrorf("--scopes: %w", err)
-			}
-			ctx := cmd.Context()
-			b, _, _, err := d.openBackend(ctx, dbURL.Get())
-			if err != nil {
-				return openFailed(cmd, err)
-			}
-			defer b.Close()
-			if err := b.Migrate(ctx); err != nil {
-				return failedf("migrate: %w", err)
-			}
-			secret, err := createKey(ctx, b, name, scopes)
-			if err != nil {
-				return failed(err)
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "created a key for tenant %q with scopes %s; it is shown only once\n", name, strings.Join(scopes, ","))
-			fmt.Fprintln(cmd.OutOrStdout(), secret)
-			return nil
-		},
-	}
-	fs := cmd.Flags()
-	fs.StringVar(&tenant, "tenant", "", "tenant name (created if needed)")
-	fs.StringVar(&scopeList, "scopes", "", "comma-separated scopes: report, lookup, rules")
-	dbURL = envStringVar(fs, "database-url", "DATABASE_URL", "", "database: postgres://…, sqlite:PATH or empty for the embedded store")
 	return cmd
 }
 

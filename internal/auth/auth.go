@@ -50,12 +50,37 @@ var (
 	ErrMissing     = errors.New("missing API key: send Authorization: Bearer <key>")
 	ErrUnknown     = errors.New("unknown API key")
 	ErrUnavailable = errors.New("cannot check the API key right now; retry shortly")
+	// ErrRevoked and ErrExpired refuse a key that exists but no longer works. Both also match
+	// ErrUnknown (errors.Is), so that every caller that refuses an unknown key refuses them too;
+	// the RPC API answers unauthenticated with their own message.
+	ErrRevoked error = refusedKey("API key revoked")
+	ErrExpired error = refusedKey("API key expired")
 )
+
+// refusedKey is an error that is also ErrUnknown.
+type refusedKey string
+
+func (e refusedKey) Error() string        { return string(e) }
+func (e refusedKey) Is(target error) bool { return target == ErrUnknown }
 
 // KeyLookup is what an Authenticator needs of a store; store.Store has it.
 type KeyLookup interface {
 	APIKeyByHash(ctx context.Context, hash []byte) (store.APIKey, store.Tenant, error)
 }
+
+// KeyToucher is what an Authenticator needs of a store to record when a key was last used;
+// store.Store has it. A KeyLookup without it records nothing.
+type KeyToucher interface {
+	TouchAPIKey(ctx context.Context, tenantID int64, id string, at time.Time) error
+}
+
+// DefaultLastUsedInterval is how often, at most, an Authenticator records that a key was used:
+// one write per key per interval (per process, and fewer when another process recorded a use
+// recently), not one per request. A key's "last used" is therefore up to this old.
+const DefaultLastUsedInterval = time.Minute
+
+// touchTimeout bounds one recording of a key's use, which runs in the background.
+const touchTimeout = 5 * time.Second
 
 // Options tune an Authenticator.
 type Options struct {
@@ -66,6 +91,9 @@ type Options struct {
 	CacheTTL time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// LastUsedInterval is how often, at most, a key's use is recorded in the store (when it is a
+	// KeyToucher): zero means DefaultLastUsedInterval, a negative value records nothing.
+	LastUsedInterval time.Duration
 }
 
 // maxCached bounds the cache: a flood of distinct valid keys cannot grow it
@@ -79,10 +107,15 @@ type Authenticator struct {
 
 	mu    sync.Mutex
 	cache map[[sha256.Size]byte]cached
+	// used is, per key ID, the latest use known to be recorded (or being recorded) in the store.
+	used     map[string]time.Time
+	touching sync.WaitGroup
 }
 
 type cached struct {
-	p       Principal
+	p Principal
+	// expires is when the entry must be asked of the store again: after CacheTTL, or when the
+	// key itself expires, whichever comes first.
 	expires time.Time
 }
 
@@ -91,8 +124,14 @@ func New(s KeyLookup, opts Options) *Authenticator {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Authenticator{store: s, opts: opts, cache: map[[sha256.Size]byte]cached{}}
+	if opts.LastUsedInterval == 0 {
+		opts.LastUsedInterval = DefaultLastUsedInterval
+	}
+	return &Authenticator{store: s, opts: opts, cache: map[[sha256.Size]byte]cached{}, used: map[string]time.Time{}}
 }
+
+// Wait waits for the recordings of key use that are under way (see Options.LastUsedInterval).
+func (a *Authenticator) Wait() { a.touching.Wait() }
 
 // BearerToken returns the key of an Authorization header value: the scheme
 // "Bearer" in any case (RFC 9110 section 11.1: BEARER and bearer are the same
@@ -126,7 +165,13 @@ func (a *Authenticator) Key(ctx context.Context, key string) (Principal, error) 
 }
 
 // ByHash resolves a key by its hash, as a session that never holds the key
-// itself does. Errors wrap ErrUnknown or ErrUnavailable.
+// itself does. Errors wrap ErrUnknown (ErrRevoked and ErrExpired among them)
+// or ErrUnavailable.
+//
+// A key revoked in the store is refused from the next time it is asked of the
+// store: at once without a cache, and within Options.CacheTTL with one, on
+// every process. A key that expires is refused from its expiry on, cache or
+// not.
 func (a *Authenticator) ByHash(ctx context.Context, digest [sha256.Size]byte) (Principal, error) {
 	now := a.opts.Now()
 	if a.opts.CacheTTL > 0 {
@@ -134,6 +179,7 @@ func (a *Authenticator) ByHash(ctx context.Context, digest [sha256.Size]byte) (P
 		c, hit := a.cache[digest]
 		a.mu.Unlock()
 		if hit && now.Before(c.expires) {
+			a.touch(c.p, time.Time{}, now)
 			return c.p, nil
 		}
 	}
@@ -144,14 +190,61 @@ func (a *Authenticator) ByHash(ctx context.Context, digest [sha256.Size]byte) (P
 	if err != nil {
 		return Principal{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
+	switch {
+	case key.Revoked():
+		return Principal{}, ErrRevoked
+	case key.Expired(now):
+		return Principal{}, ErrExpired
+	}
 	p := Principal{TenantID: tenant.ID, TenantName: tenant.Name, KeyID: key.ID, Scopes: key.Scopes}
 	if a.opts.CacheTTL > 0 {
+		expires := now.Add(a.opts.CacheTTL)
+		if !key.ExpiresAt.IsZero() && key.ExpiresAt.Before(expires) {
+			expires = key.ExpiresAt
+		}
 		a.mu.Lock()
 		if len(a.cache) >= maxCached {
 			clear(a.cache)
 		}
-		a.cache[digest] = cached{p: p, expires: now.Add(a.opts.CacheTTL)}
+		a.cache[digest] = cached{p: p, expires: expires}
 		a.mu.Unlock()
 	}
+	a.touch(p, key.LastUsedAt, now)
 	return p, nil
+}
+
+// touch records in the background that p's key was used at now, unless a use
+// less than LastUsedInterval before now is recorded already: by this process
+// (remembered) or by any (stored, as the store last said).
+func (a *Authenticator) touch(p Principal, stored, now time.Time) {
+	toucher, ok := a.store.(KeyToucher)
+	if !ok || a.opts.LastUsedInterval < 0 {
+		return
+	}
+	a.mu.Lock()
+	last := a.used[p.KeyID]
+	if stored.After(last) {
+		last = stored
+		a.used[p.KeyID] = stored
+	}
+	if !last.IsZero() && now.Sub(last) < a.opts.LastUsedInterval {
+		a.mu.Unlock()
+		return
+	}
+	if len(a.used) >= maxCached {
+		clear(a.used)
+	}
+	a.used[p.KeyID] = now
+	a.touching.Add(1)
+	a.mu.Unlock()
+	go func() {
+		defer a.touching.Done()
+		// Not the request's context: the write must not be cut short by the
+		// call that happened to trigger it, and it must not delay that call.
+		ctx, cancel := context.WithTimeout(context.Background(), touchTimeout)
+		defer cancel()
+		// A failed write is tried again one interval later; "last used" is
+		// a hint for operators, not worth failing or slowing a call over.
+		_ = toucher.TouchAPIKey(ctx, p.TenantID, p.KeyID, now)
+	}()
 }

@@ -236,13 +236,24 @@ func (h *handler) resolveSession(ctx context.Context, sess session) (auth.Princi
 	return p, 0, ""
 }
 
+// msgUnknownKey is resolve's answer for a key that the store does not know.
+const msgUnknownKey = "Unknown API key: it may have been deleted. Sign in with a current key."
+
 // resolve maps a key hash to a principal with the lookup scope, through the
 // same authenticator as the RPC API (without its cache: see doc.go). A
 // non-zero status says why not.
 func (h *handler) resolve(ctx context.Context, hash [sha256.Size]byte) (auth.Principal, int, string) {
 	p, err := h.auth.ByHash(ctx, hash)
+	// A revoked or expired key ends its sessions: every request asks the
+	// store (no cache), so on every replica at once.
+	if errors.Is(err, auth.ErrRevoked) {
+		return auth.Principal{}, http.StatusUnauthorized, "This API key was revoked. Sign in with a current key."
+	}
+	if errors.Is(err, auth.ErrExpired) {
+		return auth.Principal{}, http.StatusUnauthorized, "This API key has expired. Sign in with a current key."
+	}
 	if errors.Is(err, auth.ErrUnknown) {
-		return auth.Principal{}, http.StatusUnauthorized, "Unknown API key: it may have been deleted. Sign in with a current key."
+		return auth.Principal{}, http.StatusUnauthorized, msgUnknownKey
 	}
 	if err != nil {
 		h.cfg.Logger.ErrorContext(ctx, "ui: api key lookup failed", "error", err)
@@ -291,7 +302,7 @@ func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
 	sum := sha256.Sum256([]byte(key))
 	p, status, msg := h.resolve(r.Context(), sum)
 	if status != 0 {
-		if status == http.StatusUnauthorized {
+		if msg == msgUnknownKey {
 			msg = "Unknown API key. Check that you copied all of it."
 		}
 		h.renderSignIn(w, r, status, next, msg)

@@ -210,7 +210,8 @@ func scanTenant(row pgx.Row) (store.Tenant, error) {
 	return t, nil
 }
 
-const apiKeyColumns = `tenant_id, id, key_hash, scopes, created_at`
+const apiKeyColumns = `tenant_id, id, key_hash, scopes, created_at, created_by, expires_at,
+	revoked_at, revoked_by, last_used_at`
 
 // CreateAPIKey stores k and returns it as stored.
 func (s *Store) CreateAPIKey(ctx context.Context, k store.APIKey) (store.APIKey, error) {
@@ -220,9 +221,10 @@ func (s *Store) CreateAPIKey(ctx context.Context, k store.APIKey) (store.APIKey,
 		scopes = []string{} // the column is NOT NULL; pgx sends a nil slice as NULL
 	}
 	stored, err := scanAPIKey(s.pool.QueryRow(ctx,
-		`INSERT INTO api_keys (`+apiKeyColumns+`) VALUES ($1, $2, $3, $4, $5)
+		`INSERT INTO api_keys (`+apiKeyColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		 RETURNING `+apiKeyColumns,
-		k.TenantID, k.ID, k.Hash, scopes, k.CreatedAt))
+		k.TenantID, k.ID, k.Hash, scopes, k.CreatedAt, k.CreatedBy, nullTime(k.ExpiresAt),
+		nullTime(k.RevokedAt), k.RevokedBy, nullTime(k.LastUsedAt)))
 	if err != nil {
 		return store.APIKey{}, fmt.Errorf("store API key %q of tenant %d: %w", k.ID, k.TenantID, mapError(err))
 	}
@@ -232,31 +234,111 @@ func (s *Store) CreateAPIKey(ctx context.Context, k store.APIKey) (store.APIKey,
 // APIKeyByHash is an equality lookup on the unique hash index. Comparing hashes in the database is
 // not a timing side channel worth closing: an attacker cannot choose the hash of a guess's prefix.
 func (s *Store) APIKeyByHash(ctx context.Context, hash []byte) (store.APIKey, store.Tenant, error) {
-	var (
-		k store.APIKey
-		t store.Tenant
-	)
-	err := s.pool.QueryRow(ctx,
-		`SELECT k.tenant_id, k.id, k.key_hash, k.scopes, k.created_at, t.id, t.name, t.created_at
+	k, t, err := scanAPIKeyEntry(s.pool.QueryRow(ctx,
+		`SELECT `+apiKeyEntryColumns+`
 		 FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
-		 WHERE k.key_hash = $1`, hash).
-		Scan(&k.TenantID, &k.ID, &k.Hash, &k.Scopes, &k.CreatedAt, &t.ID, &t.Name, &t.CreatedAt)
+		 WHERE k.key_hash = $1`, hash))
 	if err != nil {
 		return store.APIKey{}, store.Tenant{}, fmt.Errorf("store API key by hash: %w", mapError(err))
 	}
-	k.Scopes = canonical.Scopes(k.Scopes)
-	k.CreatedAt = k.CreatedAt.UTC()
+	return k, t, nil
+}
+
+const apiKeyEntryColumns = `k.tenant_id, k.id, k.key_hash, k.scopes, k.created_at, k.created_by,
+	k.expires_at, k.revoked_at, k.revoked_by, k.last_used_at, t.id, t.name, t.created_at`
+
+func scanAPIKeyEntry(row pgx.Row) (store.APIKey, store.Tenant, error) {
+	var t store.Tenant
+	k, err := scanAPIKey(row, &t.ID, &t.Name, &t.CreatedAt)
+	if err != nil {
+		return store.APIKey{}, store.Tenant{}, err
+	}
 	t.CreatedAt = t.CreatedAt.UTC()
 	return k, t, nil
 }
 
-func scanAPIKey(row pgx.Row) (store.APIKey, error) {
-	var k store.APIKey
-	if err := row.Scan(&k.TenantID, &k.ID, &k.Hash, &k.Scopes, &k.CreatedAt); err != nil {
+// ListAPIKeys reads the (small) keys table in the order of the listing.
+func (s *Store) ListAPIKeys(ctx context.Context, tenantID int64) ([]store.APIKeyEntry, error) {
+	rows, err := s.pool.Query(ctx,
+		`SELECT `+apiKeyEntryColumns+`
+		 FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+		 WHERE $1 = 0 OR k.tenant_id = $1
+		 ORDER BY t.name, k.created_at, k.id`, tenantID)
+	if err != nil {
+		return nil, fmt.Errorf("list API keys: %w", mapError(err))
+	}
+	defer rows.Close()
+	var out []store.APIKeyEntry
+	for rows.Next() {
+		k, t, err := scanAPIKeyEntry(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list API keys: %w", mapError(err))
+		}
+		k.Hash = nil
+		out = append(out, store.APIKeyEntry{Key: k, Tenant: t})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list API keys: %w", mapError(err))
+	}
+	return out, nil
+}
+
+// RevokeAPIKey sets revoked_at once: a second revocation keeps the first time and author.
+func (s *Store) RevokeAPIKey(ctx context.Context, id string, at time.Time, by string) (store.APIKey, bool, error) {
+	at = canonical.Time(at)
+	if at.IsZero() {
+		at = canonical.Now()
+	}
+	k, err := scanAPIKey(s.pool.QueryRow(ctx,
+		`UPDATE api_keys SET revoked_at = $2, revoked_by = $3
+		 WHERE id = $1 AND revoked_at IS NULL
+		 RETURNING `+apiKeyColumns, id, at, by))
+	if err == nil {
+		return k, true, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return store.APIKey{}, false, fmt.Errorf("revoke API key %q: %w", id, mapError(err))
+	}
+	k, err = scanAPIKey(s.pool.QueryRow(ctx, `SELECT `+apiKeyColumns+` FROM api_keys WHERE id = $1`, id))
+	if err != nil {
+		return store.APIKey{}, false, fmt.Errorf("revoke API key %q: %w", id, mapError(err))
+	}
+	return k, false, nil
+}
+
+// TouchAPIKey moves last_used_at forward only; the primary key finds the row.
+func (s *Store) TouchAPIKey(ctx context.Context, tenantID int64, id string, at time.Time) error {
+	_, err := s.pool.Exec(ctx,
+		`UPDATE api_keys SET last_used_at = $3
+		 WHERE tenant_id = $1 AND id = $2 AND (last_used_at IS NULL OR last_used_at < $3)`,
+		tenantID, id, canonical.Time(at))
+	if err != nil {
+		return fmt.Errorf("record use of API key %q: %w", id, mapError(err))
+	}
+	return nil
+}
+
+// scanAPIKey scans apiKeyColumns, then extra.
+func scanAPIKey(row pgx.Row, extra ...any) (store.APIKey, error) {
+	var (
+		k                          store.APIKey
+		expires, revoked, lastUsed *time.Time
+	)
+	dest := append([]any{&k.TenantID, &k.ID, &k.Hash, &k.Scopes, &k.CreatedAt, &k.CreatedBy,
+		&expires, &revoked, &k.RevokedBy, &lastUsed}, extra...)
+	if err := row.Scan(dest...); err != nil {
 		return store.APIKey{}, err
 	}
 	k.Scopes = canonical.Scopes(k.Scopes)
 	k.CreatedAt = k.CreatedAt.UTC()
+	for _, f := range []struct {
+		src *time.Time
+		dst *time.Time
+	}{{expires, &k.ExpiresAt}, {revoked, &k.RevokedAt}, {lastUsed, &k.LastUsedAt}} {
+		if f.src != nil {
+			*f.dst = f.src.UTC()
+		}
+	}
 	return k, nil
 }
 

@@ -213,6 +213,27 @@ func (g *Store) CountAPIKeys(ctx context.Context) (int, error) {
 	return g.Store.CountAPIKeys(ctx)
 }
 
+func (g *Store) ListAPIKeys(ctx context.Context, tenantID int64) ([]store.APIKeyEntry, error) {
+	if err := g.gate(); err != nil {
+		return nil, err
+	}
+	return g.Store.ListAPIKeys(ctx, tenantID)
+}
+
+func (g *Store) RevokeAPIKey(ctx context.Context, id string, at time.Time, by string) (store.APIKey, bool, error) {
+	if err := g.gate(); err != nil {
+		return store.APIKey{}, false, err
+	}
+	return g.Store.RevokeAPIKey(ctx, id, at, by)
+}
+
+func (g *Store) TouchAPIKey(ctx context.Context, tenantID int64, id string, at time.Time) error {
+	if err := g.gate(); err != nil {
+		return err
+	}
+	return g.Store.TouchAPIKey(ctx, tenantID, id, at)
+}
+
 func (g *Store) RevokeSession(ctx context.Context, tenantID int64, id [16]byte, expires time.Time) error {
 	if err := g.gate(); err != nil {
 		return err

@@ -318,8 +318,9 @@ func (s *Store) CreateAPIKey(ctx context.Context, k store.APIKey) (store.APIKey,
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx,
-			`INSERT INTO api_keys (tenant_id, id, key_hash, scopes, created_at) VALUES (?, ?, ?, ?, ?)`,
-			k.TenantID, k.ID, k.Hash, string(scopesJSON), k.CreatedAt.UnixMicro())
+			`INSERT INTO api_keys (`+apiKeyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			k.TenantID, k.ID, k.Hash, string(scopesJSON), k.CreatedAt.UnixMicro(), k.CreatedBy,
+			nullMicros(k.ExpiresAt), nullMicros(k.RevokedAt), k.RevokedBy, nullMicros(k.LastUsedAt))
 		return err
 	})
 	if err != nil {
@@ -329,29 +330,137 @@ func (s *Store) CreateAPIKey(ctx context.Context, k store.APIKey) (store.APIKey,
 	return k, nil
 }
 
+const apiKeyColumns = `tenant_id, id, key_hash, scopes, created_at, created_by, expires_at,
+	revoked_at, revoked_by, last_used_at`
+
+const apiKeyEntryColumns = `k.tenant_id, k.id, k.key_hash, k.scopes, k.created_at, k.created_by,
+	k.expires_at, k.revoked_at, k.revoked_by, k.last_used_at, t.id, t.name, t.created_at`
+
 // APIKeyByHash is an equality lookup on the unique hash index.
 func (s *Store) APIKeyByHash(ctx context.Context, hash []byte) (store.APIKey, store.Tenant, error) {
-	var (
-		k               store.APIKey
-		t               store.Tenant
-		scopes          string
-		keyAt, tenantAt int64
-	)
-	err := s.readers.QueryRowContext(ctx,
-		`SELECT k.tenant_id, k.id, k.key_hash, k.scopes, k.created_at, t.id, t.name, t.created_at
+	k, t, err := scanAPIKeyEntry(s.readers.QueryRowContext(ctx,
+		`SELECT `+apiKeyEntryColumns+`
 		 FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
-		 WHERE k.key_hash = ?`, hash).
-		Scan(&k.TenantID, &k.ID, &k.Hash, &scopes, &keyAt, &t.ID, &t.Name, &tenantAt)
+		 WHERE k.key_hash = ?`, hash))
 	if err != nil {
 		return store.APIKey{}, store.Tenant{}, fmt.Errorf("store API key by hash: %w", s.mapError(err))
 	}
-	if err := json.Unmarshal([]byte(scopes), &k.Scopes); err != nil {
-		return store.APIKey{}, store.Tenant{}, fmt.Errorf("store API key %q: decode scopes: %w", k.ID, err)
+	return k, t, nil
+}
+
+func scanAPIKeyEntry(row interface{ Scan(...any) error }) (store.APIKey, store.Tenant, error) {
+	var (
+		t        store.Tenant
+		tenantAt int64
+	)
+	k, err := scanAPIKey(row, &t.ID, &t.Name, &tenantAt)
+	if err != nil {
+		return store.APIKey{}, store.Tenant{}, err
 	}
-	k.Scopes = canonical.Scopes(k.Scopes)
-	k.CreatedAt = fromMicros(keyAt)
 	t.CreatedAt = fromMicros(tenantAt)
 	return k, t, nil
+}
+
+// scanAPIKey scans apiKeyColumns, then extra.
+func scanAPIKey(row interface{ Scan(...any) error }, extra ...any) (store.APIKey, error) {
+	var (
+		k                          store.APIKey
+		scopes                     string
+		createdAt                  int64
+		expires, revoked, lastUsed sql.NullInt64
+	)
+	dest := append([]any{&k.TenantID, &k.ID, &k.Hash, &scopes, &createdAt, &k.CreatedBy,
+		&expires, &revoked, &k.RevokedBy, &lastUsed}, extra...)
+	if err := row.Scan(dest...); err != nil {
+		return store.APIKey{}, err
+	}
+	if err := json.Unmarshal([]byte(scopes), &k.Scopes); err != nil {
+		return store.APIKey{}, fmt.Errorf("store API key %q: decode scopes: %w", k.ID, err)
+	}
+	k.Scopes = canonical.Scopes(k.Scopes)
+	k.CreatedAt = fromMicros(createdAt)
+	for _, f := range []struct {
+		src sql.NullInt64
+		dst *time.Time
+	}{{expires, &k.ExpiresAt}, {revoked, &k.RevokedAt}, {lastUsed, &k.LastUsedAt}} {
+		if f.src.Valid {
+			*f.dst = fromMicros(f.src.Int64)
+		}
+	}
+	return k, nil
+}
+
+// ListAPIKeys reads the (small) keys table in the order of the listing.
+func (s *Store) ListAPIKeys(ctx context.Context, tenantID int64) ([]store.APIKeyEntry, error) {
+	rows, err := s.readers.QueryContext(ctx,
+		`SELECT `+apiKeyEntryColumns+`
+		 FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+		 WHERE ?1 = 0 OR k.tenant_id = ?1
+		 ORDER BY t.name, k.created_at, k.id`, tenantID)
+	if err != nil {
+		return nil, fmt.Errorf("list API keys: %w", s.mapError(err))
+	}
+	defer rows.Close()
+	var out []store.APIKeyEntry
+	for rows.Next() {
+		k, t, err := scanAPIKeyEntry(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list API keys: %w", s.mapError(err))
+		}
+		k.Hash = nil
+		out = append(out, store.APIKeyEntry{Key: k, Tenant: t})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list API keys: %w", s.mapError(err))
+	}
+	return out, nil
+}
+
+// RevokeAPIKey sets revoked_at once: a second revocation keeps the first time and author.
+func (s *Store) RevokeAPIKey(ctx context.Context, id string, at time.Time, by string) (store.APIKey, bool, error) {
+	at = canonical.Time(at)
+	if at.IsZero() {
+		at = canonical.Now()
+	}
+	var (
+		k       store.APIKey
+		revoked bool
+	)
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx,
+			`UPDATE api_keys SET revoked_at = ?, revoked_by = ? WHERE id = ? AND revoked_at IS NULL`,
+			at.UnixMicro(), by, id)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		revoked = n > 0
+		k, err = scanAPIKey(tx.QueryRowContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys WHERE id = ?`, id))
+		return err
+	})
+	if err != nil {
+		return store.APIKey{}, false, fmt.Errorf("revoke API key %q: %w", id, s.mapError(err))
+	}
+	return k, revoked, nil
+}
+
+// TouchAPIKey moves last_used_at forward only.
+func (s *Store) TouchAPIKey(ctx context.Context, tenantID int64, id string, at time.Time) error {
+	us := canonical.Time(at).UnixMicro()
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx,
+			`UPDATE api_keys SET last_used_at = ?
+			 WHERE tenant_id = ? AND id = ? AND (last_used_at IS NULL OR last_used_at < ?)`,
+			us, tenantID, id, us)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record use of API key %q: %w", id, s.mapError(err))
+	}
+	return nil
 }
 
 // CountAPIKeys counts all keys of all tenants.

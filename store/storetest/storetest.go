@@ -43,6 +43,7 @@ func Run(t *testing.T, h Harness) {
 		{"Ping", runPing},
 		{"Tenants", runTenants},
 		{"APIKeys", runAPIKeys},
+		{"APIKeyLifecycle", runAPIKeyLifecycle},
 		{"Sessions", runSessions},
 		{"Failures", runFailures},
 		{"List", runList},

@@ -36,6 +36,7 @@ func APIKey(k store.APIKey) store.APIKey {
 	if k.CreatedAt.IsZero() {
 		k.CreatedAt = Now()
 	}
+	k.ExpiresAt, k.RevokedAt, k.LastUsedAt = Time(k.ExpiresAt), Time(k.RevokedAt), Time(k.LastUsedAt)
 	return k
 }
 
