@@ -89,7 +89,7 @@ while Classify calls go on. Each run makes and drops a schema of its own.`,
 	fs.StringVar(&serveArgs, "serve-args", "", "extra flags for the service, space-separated")
 	fs.StringVar(&zeroArgs, "zero-work-args", "", "extra flags for the zero-work handler, space-separated (--commit-wait 1ms)")
 	fs.BoolVar(&strict, "strict", false, "exit 1 when a floor is missed")
-	cmd.AddCommand(newZeroWorkCmd(), newBenchProxyCmd(), newBenchClassifyCmd())
+	cmd.AddCommand(newZeroWorkCmd(), newBenchProxyCmd(), newBenchClassifyCmd(), newBenchIsolationCmd())
 	return cmd
 }
 
