@@ -122,6 +122,11 @@ func TestOversizedDetailsRefusedCheaply(t *testing.T) {
 		"accept 256 KiB of empty objects: %d allocs, %d B",
 		refuse.AllocsPerOp(), refuse.AllocedBytesPerOp(), ordinary.AllocsPerOp(), ordinary.AllocedBytesPerOp(),
 		largest.AllocsPerOp(), largest.AllocedBytesPerOp())
+	if raceEnabled {
+		// The race detector empties sync.Pool at random: the body's read buffer, pooled
+		// without it, is allocated anew, and the counts say nothing of a real build.
+		t.Skip("allocation bounds are checked without the race detector (scripts/test runs this test again without it)")
+	}
 	if refuse.AllocsPerOp() >= ordinary.AllocsPerOp() {
 		t.Errorf("refusing costs %d allocations, accepting an ordinary request %d", refuse.AllocsPerOp(), ordinary.AllocsPerOp())
 	}
