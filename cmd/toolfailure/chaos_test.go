@@ -39,7 +39,7 @@ const (
 // child process, on PostgreSQL), tenant A with the heaviest rule set the save-time budget accepts,
 // and a mixed load of hostile requests from tenant A (oversized details and bodies, deep nesting,
 // malformed JSON, forged page tokens including tenant B's, callers that hang up at once or give
-// themselves 0-5 ms, Classify calls at the rule budget) beside ordinary Classify calls from tenant
+// themselves a deadline of a few milliseconds, Classify calls at the rule budget) beside ordinary Classify calls from tenant
 // B. No one gets a server error (HTTP 5xx, or Connect internal, unknown or unavailable; a caller's
 // own deadline may earn deadline_exceeded), no forged token lists another tenant's records, the
 // refusals are refusals, every correlation ID acknowledged to either tenant is found by GetFailure

@@ -27,10 +27,8 @@
 // statistics counted meanwhile, so approximate: they are reported about once a second); and the
 // resident set size. The summary judges the service against an absolute budget, with the median
 // and the spread over the rounds: its own CPU and PostgreSQL's per durable Classify at the
-// throughput load, its p99 at the latency load, and its peak RSS:
-//
-//	service CPU <= 200 µs per request        PostgreSQL CPU <= 100 µs per request
-//	p99 <= 5 ms at 4 callers                  peak RSS <= 150 MB
+// throughput load, its p99 at the latency load, and its peak RSS, against BudgetServiceCPU,
+// BudgetPostgresCPU, FloorP99 and FloorRSS.
 //
 // The zero-work handler's figures and the service/zero-work ratios are printed for information:
 // they say how the machine behaved, not whether the service meets its budget.

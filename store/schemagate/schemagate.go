@@ -83,6 +83,10 @@ func (g *Store) setErr(err error) {
 // Ready reports whether the wrapped store is migrated and calls pass through.
 func (g *Store) Ready() bool { return g.ready.Load() }
 
+// Migrated returns a channel that is closed once the wrapped store is
+// migrated, for callers that wait for it rather than poll Ready.
+func (g *Store) Migrated() <-chan struct{} { return g.readyc }
+
 // loop migrates until it succeeds or the Store is closed.
 func (g *Store) loop() {
 	defer g.wg.Done()

@@ -56,12 +56,13 @@ func TestMigratesOnceTheDatabaseAnswers(t *testing.T) {
 	}
 
 	proxy.Up()
-	deadline := time.Now().Add(30 * time.Second)
-	for !g.Ready() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not migrated 30s after the database came back: %v", g.Ping(ctx))
-		}
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-g.Migrated():
+	case <-time.After(30 * time.Second):
+		t.Fatalf("not migrated 30s after the database came back: %v", g.Ping(ctx))
+	}
+	if !g.Ready() {
+		t.Fatal("Migrated closed while Ready is false")
 	}
 	if err := g.Ping(ctx); err != nil {
 		t.Fatalf("Ping after the migration: %v", err)
