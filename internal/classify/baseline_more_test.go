@@ -143,4 +143,17 @@ var moreCases = []errCase{
 	{name: "tool says: Login required", msg: "Login required", class: gov, code: auth},
 	{name: "tool says: Recipient rejected by spam filter", msg: "Recipient rejected by spam filter", class: gov, code: pol},
 	{name: "tool says: Quota exceeded", msg: "Quota exceeded", class: rel, code: tra, retryable: true},
+
+	// Firewalls, bot walls and virus scanners decide whatever the status.
+	{name: "waf block page 403", http: i32(403), msg: "403 Client Error: Forbidden for url: https://shop.example/api", details: `"<html><head><title>Attention Required! | Cloudflare</title></head><body>Sorry, you have been blocked</body></html>"`, class: gov, code: pol},
+	{name: "waf block 418 by header", http: i32(418), msg: "Request failed with status code 418", details: `{"headers":{"Server":"HuaweiCloudWAF"},"body":"blocked"}`, class: gov, code: pol},
+	{name: "bot challenge 429", http: i32(429), msg: "429 Too Many Requests", details: `{"headers":{"cf-mitigated":"challenge"}}`, class: gov, code: act},
+	{name: "bot challenge 503 page", http: i32(503), msg: "Service Unavailable", details: `"<!DOCTYPE html><html><head><title>Just a moment...</title></head></html>"`, class: gov, code: act},
+	{name: "captcha wording", msg: "Sign in to confirm you're not a bot before downloading", class: gov, code: act},
+	{name: "virus verdict", http: i32(422), msg: "Upload rejected: virus detected in invoice.pdf (Win.Trojan.Agent-1234)", class: gov, code: pol},
+	{name: "scan pending", msg: "Scan result not available yet for upload 77; try again shortly", class: rel, code: tra},
+	// An HTTP 200 answer whose message is a bare code of a shared standard.
+	{name: "public data key not registered", http: i32(200), msg: "SERVICE_KEY_IS_NOT_REGISTERED_ERROR", class: gov, code: auth},
+	{name: "public data daily quota", http: i32(200), msg: "LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR", class: gov, code: act},
+	{name: "public data service retired", http: i32(200), msg: "NO_OPENAPI_SERVICE_ERROR", class: cap, code: uns},
 }

@@ -143,6 +143,15 @@ var vendorCodes = map[string]kind{
 	"unsupportedapiversion": kUnsupported, "featurenotsupported": kUnsupported,
 	"unsupportedfiletype": kUnsupported, "modelnotsupported": kUnsupported,
 	"unknowntool": kUnsupported, "modulenotfound": kUnsupported,
+
+	// The result names of the OpenAPI standard that Korea's public-data
+	// portals share (data.go.kr and the agencies behind it), sent with
+	// HTTP 200.
+	"nodata": kNotFound, "noopenapiservice": kUnsupported, "serviceaccessdenied": kPermission,
+	"servicekeyisnotregistered": kAuth, "deadlinehasexpired": kAuth, "unregisteredip": kPermission,
+	"unsignedcall": kAuth, "nomandatoryrequestparameters": kInvalid, "servicetimeout": kTimeout,
+	"limitednumberofservicerequestsexceeds":          kBilling,
+	"limitednumberofservicerequestspersecondexceeds": kRateLimit,
 }
 
 // weakVendorCodes are canonical status names (gRPC, HTTP, Kubernetes) that

@@ -46,6 +46,9 @@ const (
 	// Capability, last for the same reason.
 	kDefect // an unhandled programming error in the tool's own code
 
+	// Governance, last for the same reason.
+	kChallenge // a bot check (CAPTCHA, browser challenge) only a person can pass
+
 	kindCount
 )
 
@@ -87,6 +90,8 @@ var kindTable = [kindCount]kindInfo{
 	kDeferred: {Reliability, CodeRetryableTransient, true, "The receiving server deferred the request for now and asked for it to be sent again later."},
 
 	kDefect: {Capability, CodeInternalError, false, "The tool failed because of a defect in its own code. Do not retry the same call; tell the user, and report the correlation ID."},
+
+	kChallenge: {Governance, CodeUserActionRequired, false, "The site answered with a bot check (a CAPTCHA or browser challenge) that only a person can pass. Do not retry automatically; tell the user, who can open the page in a browser or use the site's API instead."},
 }
 
 // guidance writes the agent guidance for a kind. It never includes text from

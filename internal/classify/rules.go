@@ -35,6 +35,7 @@ var baselineRules = []rule{
 	{"baseline/jsonrpc-data-code", "a server-defined JSON-RPC error (-32000 to -32099) whose data carries a code", ruleJSONRPCData},
 	{"baseline/slack-error", "a Slack Web API body: ok:false with an error code, sent with HTTP 200", ruleSlack},
 	{"baseline/programming-error", "an unhandled programming error in the tool's own code: a runtime's defect type (ZeroDivisionError, NullPointerException, …), a panic or a stack trace naming one, with no remote status", ruleDefect},
+	{"baseline/firewall", "a web application firewall's block page, a bot check (CAPTCHA, browser challenge) or a virus scanner's verdict, by the product's headers or the page's wording, whatever the status code", ruleFirewall},
 	{"baseline/vendor-code", "a specific error code in the body or type (ThrottlingException, insufficient_quota, content_policy_violation, …)", ruleVendorCode},
 	{"baseline/smtp-reply", "an SMTP reply code (4xx transient, 5xx permanent) and its enhanced status code (RFC 3463: 4.7.1, 5.1.1, …) in the message", ruleSMTP},
 	{"baseline/http-status-text", "an ambiguous HTTP status (400, 403, 409, 422, 429, 500, 2xx) refined by what the message says", ruleHTTPText},
@@ -163,7 +164,30 @@ func ruleVendorCode(s *signals) (kind, bool) {
 			return k, true
 		}
 	}
-	return lookupVendor(s.typeLast, true)
+	if k, ok := lookupVendor(s.typeLast, true); ok {
+		return k, true
+	}
+	// A message that is nothing but a code (HTTP 200 bodies of public-data
+	// APIs answer "SERVICE_KEY_IS_NOT_REGISTERED_ERROR") is one.
+	if m := strings.TrimSpace(s.in.Error.Message); len(m) <= 80 && codeShaped(m) {
+		return lookupVendor(normalizeCode(m), true)
+	}
+	return kNone, false
+}
+
+// codeShaped reports whether s is a single upper-snake-case identifier
+// with at least one underscore, as error codes are written.
+func codeShaped(s string) bool {
+	if len(s) < 4 || strings.IndexByte(s, '_') < 0 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // Which message readings may refine an ambiguous status.

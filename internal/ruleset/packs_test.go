@@ -51,6 +51,25 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "The site's robots.txt (https://example.org/robots.txt) specifies that autonomous fetching of this page is not allowed", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.policy-"},
 		{msg: "MCP error -32602: Tool export_all disabled", class: classify.Governance, code: classify.CodePolicyBlocked, family: "agents."},
 		{msg: "fatal: could not read Password for 'https://git.example.com': No such device or address", class: classify.Governance, code: classify.CodeAuthRequired, family: "devtools."},
+		// Clusters between states, and ledgers refusing a transaction as sent.
+		{msg: "produce failed: NOT_LEADER_OR_FOLLOWER for partition events-3", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "clusters."},
+		{msg: "Cannot create directory /data/in. Name node is in safe mode.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "clusters."},
+		{msg: "JDBC connection pool ORDERS is exhausted (max 20)", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "clusters."},
+		{msg: "replacement transaction underpriced", class: classify.Capability, code: classify.CodeInvalidInput, family: "clusters."},
+		{msg: "insufficient funds for gas * price + value: have 10 want 2000", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families."},
+		{msg: "Error: balance is not sufficient to send 5 TRX", class: classify.Governance, code: classify.CodeUserActionRequired, family: "clusters."},
+		{msg: "error: wallet is locked; unlock it to sign", class: classify.Governance, code: classify.CodeAuthRequired, family: "clusters."},
+		// Build tools: integrity, missing tools, requirements.
+		{msg: "error: sha256 mismatch for downloaded archive libfoo-1.2.tar.gz", class: classify.Governance, code: classify.CodePolicyBlocked, family: "buildtools."},
+		{msg: "Meson 1.3.0 or newer is required by this project", class: classify.Governance, code: classify.CodeUserActionRequired, family: "buildtools."},
+		{msg: "Package cairo was not found in the pkg-config search path.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "buildtools."},
+		{msg: "ERROR: ResolutionImpossible: for help visit the dependency resolution docs", class: classify.Capability, code: classify.CodeInvalidInput, family: "buildtools."},
+		// Devices and payments.
+		{msg: "Command failed: kitchen sensor appears to be offline", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices."},
+		{msg: "Press the link button on the bridge, then try pairing again", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices."},
+		{msg: "Transaction is pending", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices."},
+		{msg: "Transaction pending approval by the account holder", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families."},
+		{msg: "Incorrect MPIN entered", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices."},
 	}
 	var none *ruleset.Set
 	for _, c := range cases {

@@ -1,0 +1,102 @@
+package classify
+
+import (
+	"regexp"
+	"strings"
+)
+
+// A page from a web application firewall, a bot manager or a virus
+// scanner (docs/classification.md, "Firewalls, bot walls and virus
+// scanners") answers for the site, whatever status code it comes with:
+// Cloudflare and ModSecurity block with 403, Huawei's WAF with 418, Kasada
+// challenges with 429, Imunify360 with 415 or 500. Read by its status, such
+// a page looks like a permission failure, a rate limit or an outage, and
+// the agent retries or asks for access that nobody can grant.
+//
+//   - A block (the site's rules refused the request) and a virus verdict
+//     are governance / policy_blocked: retrying or rephrasing to get around
+//     them is what the agent must not do.
+//   - A challenge (a CAPTCHA, a browser check, a proof of work) is
+//     governance / user_action_required: only a person in a browser can
+//     pass it, and waiting does not help.
+//   - A scan that has not finished yet is transient.
+//
+// The evidence is a product's own signature (a header it sets, its page's
+// wording) or the generic wording of such pages, never a site's name.
+
+// challengeText finds a bot check in a message or a page.
+var challengeText = regexp.MustCompile(`(?i)(just a moment\.\.\.|checking (if the site connection is secure|your browser before)|verify(ing)? (that )?you are (a )?human|are you a robot|not a robot|(confirm|making sure) (that )?you('|’)?re not a bot|prove you('|’)?re (a )?human|complete the (security )?check to access|enable (javascript|js) and (disable|cookies)|please enable (javascript|js) and|_cf_chl_opt|challenge-platform|cf-chl-|px-captcha|captcha-delivery\.com|datadome|ips\.js\?kp_|anubis_challenge|your request is being verified|unusual traffic from your computer network|ddos-guard|проверка браузера|人机验证|ロボットではありません|captcha)`)
+
+// blockText finds a firewall's block page or a virus verdict.
+var blockText = regexp.MustCompile(`(?i)(used cloudflare to restrict access|sorry, you have been blocked|cf-error-details|attention required! \| cloudflare|incapsula incident id|request unsuccessful\. incapsula|the requested url was rejected\. please consult with your administrator|modsecurity|mod_security|sucuri website firewall|wordfence|access to this site has been limited by the site owner|imunify360|barracuda web application firewall|fortiweb|fortiguard|web page blocked|attack id: |web application firewall|blocked by (the |our )?(waf|firewall|security (policy|service|rules))|request (was |has been )?blocked by (the |our )?(waf|firewall|security)|request blocked\. we can('|’)?t connect to the server|reference #[0-9a-f]+\.[0-9a-f]+\.[0-9a-f]+|current session has been terminated|access control configuration prevents your request|no hacking|网站防火墙|已被网站管理员设置拦截|安全拦截|疑似攻击|ウェブアプリケーションファイアウォール|(virus|malware|trojan|threat)s? (is |was |were |has been )?(detected|found)|infected (with|file)|\b(win|doc|xls|pdf|html|js)\.[a-z]+\.[a-z0-9._-]+ found\b|eicar|flagged by google safe browsing|threats_found|вирус[^.]{0,60}обнаружен|обнаружен[^.]{0,40}вирус|ウイルス[^。]{0,40}(検出|見つかり)|(检测到|发现)[^。]{0,20}病毒|病毒[^。]{0,20}(检测|发现))`)
+
+// scanPendingText finds a scan that has not finished yet.
+var scanPendingText = regexp.MustCompile(`(?i)(scan (result )?(is )?(not (finished|complete|completed|available)( yet)?|in progress|pending|still running)|scanning in progress)`)
+
+// blockHeaders and challengeHeaders are response headers (lower case) that
+// a firewall or bot manager sets on its own answers.
+var (
+	blockHeaders     = []string{"x-sucuri-block", "x-amzn-waf-action=block", "server=huaweicloudwaf", "x-iinfo", "server=sucuri/cloudproxy", "x-tencent-waf", "x-safe-firewall"}
+	challengeHeaders = []string{"cf-mitigated=challenge", "x-amzn-waf-action=captcha", "x-amzn-waf-action=challenge", "x-datadome", "x-kpsdk-ct", "x-kpsdk-r", "x-dd-b"}
+)
+
+// ruleFirewall reports a firewall's block, a bot challenge, a virus
+// verdict or a scan still running.
+func ruleFirewall(s *signals) (kind, bool) {
+	e := &s.in.Error
+	var texts []string
+	texts = append(texts, clip(e.Message))
+	var headers map[string]any
+	switch d := e.Details.(type) {
+	case string:
+		texts = append(texts, clip(d))
+	case map[string]any:
+		for _, key := range []string{"body", "html", "content", "message", "error", "text"} {
+			if t, ok := stringField(d, key); ok {
+				texts = append(texts, clip(t))
+			}
+		}
+		for _, key := range []string{"blockScript", "appId"} {
+			if _, ok := d[key]; ok {
+				// HUMAN (PerimeterX)'s JSON block response carries its
+				// challenge script and application ID.
+				texts = append(texts, "captcha")
+			}
+		}
+		headers = mapField(d, "headers")
+		if headers == nil {
+			headers = mapField(mapField(d, "response"), "headers")
+		}
+	}
+	for name, v := range headers {
+		n := strings.ToLower(name)
+		val, _ := v.(string)
+		pair := n + "=" + strings.ToLower(val)
+		for _, h := range challengeHeaders {
+			if n == h || pair == h {
+				return kChallenge, true
+			}
+		}
+		for _, h := range blockHeaders {
+			if n == h || pair == h {
+				return kPolicy, true
+			}
+		}
+	}
+	for _, t := range texts {
+		if scanPendingText.MatchString(t) {
+			return kUnavailable, true
+		}
+	}
+	for _, t := range texts {
+		if challengeText.MatchString(t) {
+			return kChallenge, true
+		}
+	}
+	for _, t := range texts {
+		if blockText.MatchString(t) {
+			return kPolicy, true
+		}
+	}
+	return kNone, false
+}
