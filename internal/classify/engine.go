@@ -33,7 +33,7 @@ const MinModelWords = 5
 // cross-validation.
 const (
 	DefaultModelOverride     = 0.8
-	DefaultModelWeakOverride = 0.7
+	DefaultModelWeakOverride = 0.6
 	DefaultModelCodeOverride = 0.6
 )
 

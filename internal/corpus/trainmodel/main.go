@@ -112,7 +112,13 @@ func runSweep(dir string, retry bool) error {
 	if retry {
 		return runRetrySweep(cases)
 	}
-	var grid []corpus.Setting
+	// Two orderings bracket the grid: the rules always decide (the model
+	// never overrules a rule that matched), and the model decides whenever
+	// it is confident (it overrules any untrusted rule at the threshold).
+	rulesFirst, modelFirst := corpus.DefaultSetting(), corpus.DefaultSetting()
+	rulesFirst.Override, rulesFirst.WeakOverride, rulesFirst.CodeOverride = 1.01, 1.01, 1.01
+	modelFirst.Override, modelFirst.WeakOverride, modelFirst.CodeOverride = modelFirst.Threshold, modelFirst.Threshold, modelFirst.Threshold
+	grid := []corpus.Setting{rulesFirst, modelFirst}
 	for _, th := range []float32{0.35, 0.4, 0.45, 0.5, 0.55} {
 		for _, o := range []float32{0.6, 0.7, 0.8} {
 			for _, w := range []float32{0.5, 0.6, 0.7} {
@@ -130,10 +136,17 @@ func runSweep(dir string, retry bool) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println("threshold override weak code: class % code % permanent→retryable")
-	for _, r := range rs {
-		fmt.Printf("%.2f %.2f %.2f %.2f: %.2f %.2f %d\n", r.Threshold, r.Override, r.WeakOverride, r.CodeOverride,
-			corpus.Pct(r.Class, r.N), corpus.Pct(r.Code, r.N), r.PermanentRetryable)
+	fmt.Println("threshold override weak code: class % code % permanent→retryable transient-not-retried")
+	for i, r := range rs {
+		name := ""
+		switch i {
+		case 0:
+			name = "  (rules decide)"
+		case 1:
+			name = "  (model decides when confident)"
+		}
+		fmt.Printf("%.2f %.2f %.2f %.2f: %.2f %.2f %d %d%s\n", r.Threshold, r.Override, r.WeakOverride, r.CodeOverride,
+			corpus.Pct(r.Class, r.N), corpus.Pct(r.Code, r.N), r.PermanentRetryable, r.TransientNotRetried, name)
 	}
 	return nil
 }
