@@ -14,10 +14,10 @@ import (
 // (class 95 %, code 90 %, permanent errors told to retry ≤ 1 %, transient
 // errors not retried ≤ 4 %) are the target; these hold what was reached.
 const (
-	freshFloorClass               = 88.5
-	freshFloorCode                = 76.5
-	freshFloorPermanentRetryable  = 2.1
-	freshFloorTransientNotRetried = 7.8
+	freshFloorClass               = 92.2
+	freshFloorCode                = 85.6
+	freshFloorPermanentRetryable  = 0.7
+	freshFloorTransientNotRetried = 8.2
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
