@@ -23,21 +23,17 @@ import (
 // a stdio child. The server passes every scenario, and both proxies get the
 // same verdict on every scenario as the server alone.
 //
+// The suite runs at its default protocol version, 2025-11-25: the Go SDK
+// does not speak 2026-07-28 (the suite's --spec-version draft) yet.
+//
 // The suite and a Node of its required version come from this directory's
 // package-lock.json (npm ci here). Without them the test is skipped, unless
 // TOOLFAILURE_REQUIRE_NODE is set, as in CI, where it fails instead.
 func TestConformanceSuite(t *testing.T) {
 	node, suite := suiteOrSkip(t)
-	toolfailure, server := toolfailureBin, serverBin
-	svc := servicetest.Start(t, servicetest.Embedded(t))
-	env := append(os.Environ(), "TOOLFAILURE_SERVER="+svc.URL, "TOOLFAILURE_KEY="+svc.ReportKey)
+	tg := startTargets(t)
 
-	listening := regexp.MustCompile(`(http://\S+/mcp)`)
-	direct := start(t, env, listening, "server", server, "--listen", "127.0.0.1:0")
-	viaHTTP := start(t, env, listening, "proxy-http", toolfailure, "proxy", "--listen", "127.0.0.1:0", "--upstream", direct)
-	viaStdio := start(t, env, listening, "proxy-stdio", toolfailure, "proxy", "--listen", "127.0.0.1:0", "--", server)
-
-	want := runSuite(t, node, suite, "direct", direct)
+	want := runSuite(t, node, suite, "direct", tg.direct)
 	if len(want) == 0 {
 		t.Fatal("the suite reported no scenarios")
 	}
@@ -47,7 +43,7 @@ func TestConformanceSuite(t *testing.T) {
 			t.Errorf("direct: scenario %s: %s", name, v)
 		}
 	}
-	for _, run := range []struct{ name, url string }{{"proxy over HTTP", viaHTTP}, {"proxy over stdio", viaStdio}} {
+	for _, run := range []struct{ name, url string }{{"proxy over HTTP", tg.viaHTTP}, {"proxy over stdio", tg.viaStdio}} {
 		got := runSuite(t, node, suite, run.name, run.url)
 		for _, name := range sortedKeys(want, got) {
 			if got[name] != want[name] {
@@ -58,13 +54,37 @@ func TestConformanceSuite(t *testing.T) {
 
 	// The middleware was on: the failing scenario's result was classified
 	// and recorded under the server's label.
-	list, err := mcpfailure.NewFailureClient(nil, svc.URL, svc.LookupKey).ListFailures(t.Context(),
+	list, err := mcpfailure.NewFailureClient(nil, tg.svc.URL, tg.svc.LookupKey).ListFailures(t.Context(),
 		&toolfailurev1.ListFailuresRequest{Filter: &toolfailurev1.FailureFilter{Tool: "test_error_handling"}})
 	if err != nil {
 		t.Fatalf("ListFailures: %v", err)
 	}
 	if len(list.GetFailures()) == 0 || list.GetFailures()[0].GetServer() != "conformance-server" {
 		t.Errorf("no record of test_error_handling from conformance-server: %v", list.GetFailures())
+	}
+}
+
+// targets are the three servers under test, and the service behind them.
+type targets struct {
+	svc                       servicetest.Service
+	direct, viaHTTP, viaStdio string
+}
+
+// startTargets starts the service on the embedded store, the Go server with
+// the middleware on, "toolfailure proxy --listen --upstream" in front of it
+// over HTTP, and "toolfailure proxy --listen" with the server as a stdio
+// child, each until the test ends.
+func startTargets(t *testing.T) targets {
+	t.Helper()
+	svc := servicetest.Start(t, servicetest.Embedded(t))
+	env := append(os.Environ(), "TOOLFAILURE_SERVER="+svc.URL, "TOOLFAILURE_KEY="+svc.ReportKey)
+	listening := regexp.MustCompile(`(http://\S+/mcp)`)
+	direct := start(t, env, listening, "server", serverBin, "--listen", "127.0.0.1:0")
+	return targets{
+		svc:      svc,
+		direct:   direct,
+		viaHTTP:  start(t, env, listening, "proxy-http", toolfailureBin, "proxy", "--listen", "127.0.0.1:0", "--upstream", direct),
+		viaStdio: start(t, env, listening, "proxy-stdio", toolfailureBin, "proxy", "--listen", "127.0.0.1:0", "--", serverBin),
 	}
 }
 
@@ -146,6 +166,11 @@ func suiteOrSkip(t *testing.T) (node, suite string) {
 var toolfailureBin, serverBin string
 
 func TestMain(m *testing.M) {
+	// Started by the SEP-3313 runner as its client scenario's client: the
+	// Dispatcher is a library, so this binary lends it a main.
+	if os.Getenv(sep3313ClientEnv) != "" && len(os.Args) > 1 {
+		os.Exit(sep3313DispatcherClient(os.Args[len(os.Args)-1]))
+	}
 	dir, err := os.MkdirTemp("", "toolfailure-conformance-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -6,7 +6,9 @@
 //
 // It exists to show that the middleware, and the proxy in front of a server,
 // are invisible to a client that does not know the proposal: the suite's
-// verdicts are the same directly and through "toolfailure proxy".
+// verdicts are the same directly and through "toolfailure proxy". It also
+// has the fixture tools of the proposal's own scenario (conformance/sep-3313),
+// whose failed results the middleware classifies.
 //
 //	conformance-server                         # MCP over stdio
 //	conformance-server --listen 127.0.0.1:0    # streamable HTTP at http://ADDR/mcp
@@ -211,6 +213,8 @@ func addTools(s *mcp.Server) {
 			return nil, nil, errors.New("This tool intentionally returns an error for testing")
 		})
 
+	addToolFailureFixtures(s)
+
 	type samplingArgs struct {
 		Prompt string `json:"prompt" jsonschema:"the prompt to send to the LLM"`
 	}
@@ -271,6 +275,51 @@ func addTools(s *mcp.Server) {
 	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: text("JSON Schema 2020-12 tool called with: " + string(req.Params.Arguments))}, nil
 	})
+}
+
+// addToolFailureFixtures adds the fixture tools of the SEP-3313 scenario
+// (conformance/sep-3313): failures the middleware classifies into each
+// class, one whose result carries another _meta key, and one whose result
+// already carries a toolFailure object, as a result from an upstream that
+// classified its own failure would.
+func addToolFailureFixtures(s *mcp.Server) {
+	fail := func(name, desc string, annotations *mcp.ToolAnnotations, err *mcpfailure.ToolError) {
+		mcp.AddTool(s, &mcp.Tool{Name: name, Description: desc, Annotations: annotations},
+			func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+				return nil, nil, err
+			})
+	}
+	fail("test_tool_failure_capability", "Fails: the invoice it names does not exist", nil,
+		&mcpfailure.ToolError{Message: "Invoice INV-0 does not exist.", HTTPStatus: http.StatusNotFound})
+	fail("test_tool_failure_reliability", "Fails: its backend is unavailable for 30 s",
+		&mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
+		&mcpfailure.ToolError{Message: "Backend unavailable (HTTP 503).", HTTPStatus: http.StatusServiceUnavailable, RetryAfter: "30"})
+	fail("test_tool_failure_governance", "Fails: the caller lacks a permission", nil,
+		&mcpfailure.ToolError{Message: "Permission denied: reports.read is required.", HTTPStatus: http.StatusForbidden})
+
+	type otherMetaArgs struct {
+		RequestID string `json:"requestId" jsonschema:"echoed in the result's _meta"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "test_tool_failure_other_meta", Description: "Fails, with another _meta key on its result"},
+		func(_ context.Context, _ *mcp.CallToolRequest, args otherMetaArgs) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{
+				IsError: true,
+				Content: text("Invalid arguments: 'due' must be a date."),
+				Meta:    mcp.Meta{"com.example.conformance/requestId": args.RequestID},
+			}, nil, nil
+		})
+
+	type preclassifiedArgs struct {
+		ToolFailure map[string]any `json:"toolFailure" jsonschema:"the toolFailure object to return as is"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "test_tool_failure_preclassified", Description: "Fails, with a toolFailure object already on its result"},
+		func(_ context.Context, _ *mcp.CallToolRequest, args preclassifiedArgs) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{
+				IsError: true,
+				Content: text("Not sent: the production list needs explicit confirmation."),
+				Meta:    mcp.Meta{mcpfailure.MetaKey: args.ToolFailure},
+			}, nil, nil
+		})
 }
 
 func elicit(ctx context.Context, req *mcp.CallToolRequest, message string, schema json.RawMessage, prefix string) (*mcp.CallToolResult, any, error) {
