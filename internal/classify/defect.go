@@ -59,6 +59,28 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|maximum recursion depth exceeded` +
 	`|Maximum call stack size exceeded`)
 
+// defectWords are literals, one of which every alternative of defectText
+// contains: the pattern (Go's regexp has no DFA) runs only on a text that
+// holds one, so that a long message costs a few substring searches.
+var defectWords = []string{"ZeroDivisionError", "KeyError", "AttributeError", "IndexError", "NameError",
+	"UnboundLocalError", "RecursionError", "NoMethodError", "NullPointerException", "ClassCastException",
+	"OutOfBoundsException", "ArithmeticException", "UninitializedPropertyAccessException",
+	"NullReferenceException", "InvalidCastException", "IndexOutOfRangeException", "DivideByZeroException",
+	"ReferenceError: ", "Cannot read propert", "Cannot destructure property", "TypeError: ",
+	"Object reference not set", "panic: runtime error:", "nil pointer dereference", "panicked at",
+	"::unwrap()", "Unexpectedly found nil", "undefined method ", "Call to a member function",
+	"Call to undefined", "maximum recursion depth", "Maximum call stack"}
+
+// isDefectText is defectText.MatchString behind its literal prefilter.
+func isDefectText(t string) bool {
+	for _, w := range defectWords {
+		if strings.Contains(t, w) {
+			return defectText.MatchString(t)
+		}
+	}
+	return false
+}
+
 // ruleDefect reports a programming error in the tool's own code. A status
 // from a remote protocol (HTTP, gRPC) means the failure came from
 // elsewhere; of JSON-RPC codes, only an internal or server error can carry
@@ -78,14 +100,14 @@ func ruleDefect(s *signals) (kind, bool) {
 	if defectTypes[typ] || defectTypes[e.Type] {
 		return kDefect, true
 	}
-	if e.Type == "TypeError" && defectText.MatchString("TypeError: "+e.Message) {
+	if e.Type == "TypeError" && isDefectText("TypeError: "+e.Message) {
 		return kDefect, true
 	}
-	if defectText.MatchString(e.Message) {
+	if isDefectText(e.Message) {
 		return kDefect, true
 	}
 	for _, t := range s.detailTexts {
-		if defectText.MatchString(t) {
+		if isDefectText(t) {
 			return kDefect, true
 		}
 	}
@@ -94,7 +116,7 @@ func ruleDefect(s *signals) (kind, bool) {
 	if m, ok := e.Details.(map[string]any); ok {
 		for _, body := range []map[string]any{m, mapField(m, "data"), mapField(m, "error")} {
 			for _, key := range traceKeys {
-				if t, ok := stringField(body, key); ok && defectText.MatchString(t) {
+				if t, ok := stringField(body, key); ok && isDefectText(t) {
 					return kDefect, true
 				}
 			}

@@ -28,7 +28,38 @@ import (
 var challengeText = regexp.MustCompile(`(?i)(just a moment\.\.\.|checking (if the site connection is secure|your browser before)|verify(ing)? (that )?you are (a )?human|are you a robot|not a robot|(confirm|making sure) (that )?you('|’)?re not a bot|prove you('|’)?re (a )?human|complete the (security )?check to access|enable (javascript|js) and (disable|cookies)|please enable (javascript|js) and|_cf_chl_opt|challenge-platform|cf-chl-|px-captcha|captcha-delivery\.com|datadome|ips\.js\?kp_|anubis_challenge|your request is being verified|unusual traffic from your computer network|ddos-guard|проверка браузера|人机验证|ロボットではありません|captcha)`)
 
 // blockText finds a firewall's block page or a virus verdict.
-var blockText = regexp.MustCompile(`(?i)(used cloudflare to restrict access|sorry, you have been blocked|cf-error-details|attention required! \| cloudflare|incapsula incident id|request unsuccessful\. incapsula|the requested url was rejected\. please consult with your administrator|modsecurity|mod_security|sucuri website firewall|wordfence|access to this site has been limited by the site owner|imunify360|barracuda web application firewall|fortiweb|fortiguard|web page blocked|attack id: |web application firewall|blocked by (the |our )?(waf|firewall|security (policy|service|rules))|request (was |has been )?blocked by (the |our )?(waf|firewall|security)|request blocked\. we can('|’)?t connect to the server|reference #[0-9a-f]+\.[0-9a-f]+\.[0-9a-f]+|current session has been terminated|access control configuration prevents your request|no hacking|网站防火墙|已被网站管理员设置拦截|安全拦截|疑似攻击|ウェブアプリケーションファイアウォール|(virus|malware|trojan|threat)s? (is |was |were |has been )?(detected|found)|infected (with|file)|\b(win|doc|xls|pdf|html|js)\.[a-z]+\.[a-z0-9._-]+ found\b|eicar|flagged by google safe browsing|threats_found|вирус[^.]{0,60}обнаружен|обнаружен[^.]{0,40}вирус|ウイルス[^。]{0,40}(検出|見つかり)|(检测到|发现)[^。]{0,20}病毒|病毒[^。]{0,20}(检测|发现))`)
+var blockText = regexp.MustCompile(`(?i)(used cloudflare to restrict access|sorry, you have been blocked|cf-error-details|attention required! \| cloudflare|incapsula incident id|request unsuccessful\. incapsula|the requested url was rejected\. please consult with your administrator|modsecurity|mod_security|sucuri website firewall|wordfence|access to this site has been limited by the site owner|imunify360|barracuda web application firewall|fortiweb|fortiguard|web page blocked|attack id: |web application firewall|blocked by (the |our )?(waf|firewall|security (policy|service|rules))|request (was |has been )?blocked by (the |our )?(waf|firewall|security)|request blocked\. we can('|’)?t connect to the server|reference #[0-9a-f]+\.[0-9a-f]+\.[0-9a-f]+|current session has been terminated|access control configuration prevents your request|no hacking|网站防火墙|已被网站管理员设置拦截|安全拦截|疑似攻击|ウェブアプリケーションファイアウォール|(virus|malware|trojan|threat)s? (is |was |were |has been )?(detected|found)|infected (with|file)|eicar|flagged by google safe browsing|threats_found|вирус[^.]{0,60}обнаружен|обнаружен[^.]{0,40}вирус|ウイルス[^。]{0,40}(検出|見つかり)|(检测到|发现)[^。]{0,20}病毒|病毒[^。]{0,20}(检测|发现))`)
+
+// Go's regexp has no DFA: a case-insensitive alternation of this size,
+// run over every long message, would cost more than the rest of a
+// classification. Each pattern therefore runs only on a text that holds
+// one of its literals (lower case; every alternative of the pattern
+// contains one of them), found with strings.Contains on the text lowered
+// once.
+var (
+	challengeWords = []string{"just a moment", "checking ", "human", "robot", "not a bot", "re not a bot",
+		"complete the", "javascript", "enable js", "_cf_chl", "challenge-platform", "cf-chl-", "captcha",
+		"datadome", "kp_", "anubis_challenge", "being verified", "unusual traffic", "ddos-guard",
+		"проверка браузера", "人机验证", "ロボットではありません"}
+	blockWords = []string{"cloudflare", "have been blocked", "cf-error-details", "incapsula",
+		"the requested url was rejected", "modsecurity", "mod_security", "sucuri website firewall",
+		"wordfence", "limited by the site owner", "imunify360", "barracuda", "fortiweb", "fortiguard",
+		"web page blocked", "attack id: ", "firewall", "blocked by", "request blocked", "reference #",
+		"session has been terminated", "access control configuration", "no hacking", "网站防火墙",
+		"已被网站管理员设置拦截", "安全拦截", "疑似攻击", "ウェブアプリケーションファイアウォール", "virus",
+		"malware", "trojan", "threat", "infected", "eicar", "safe browsing", "вирус", "обнаружен", "ウイルス", "病毒"}
+	scanWords = []string{"scan"}
+)
+
+// hasAny reports whether the lower-case text holds one of the words.
+func hasAny(lower string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // scanPendingText finds a scan that has not finished yet.
 var scanPendingText = regexp.MustCompile(`(?i)(scan (result )?(is )?(not (finished|complete|completed|available)( yet)?|in progress|pending|still running)|scanning in progress)`)
@@ -40,20 +71,32 @@ var (
 	challengeHeaders = []string{"cf-mitigated=challenge", "x-amzn-waf-action=captcha", "x-amzn-waf-action=challenge", "x-datadome", "x-kpsdk-ct", "x-kpsdk-r", "x-dd-b"}
 )
 
+// firewallClip is how much of each text the firewall rule reads: a block
+// page or a verdict says what it is near its start, and a long log
+// excerpt should not pay for a search to its end.
+const firewallClip = 2048
+
+func clipFirewall(s string) string {
+	if len(s) > firewallClip {
+		return s[:firewallClip]
+	}
+	return s
+}
+
 // ruleFirewall reports a firewall's block, a bot challenge, a virus
 // verdict or a scan still running.
 func ruleFirewall(s *signals) (kind, bool) {
 	e := &s.in.Error
 	var texts []string
-	texts = append(texts, clip(e.Message))
+	texts = append(texts, clipFirewall(e.Message))
 	var headers map[string]any
 	switch d := e.Details.(type) {
 	case string:
-		texts = append(texts, clip(d))
+		texts = append(texts, clipFirewall(d))
 	case map[string]any:
 		for _, key := range []string{"body", "html", "content", "message", "error", "text"} {
 			if t, ok := stringField(d, key); ok {
-				texts = append(texts, clip(t))
+				texts = append(texts, clipFirewall(t))
 			}
 		}
 		for _, key := range []string{"blockScript", "appId"} {
@@ -83,18 +126,22 @@ func ruleFirewall(s *signals) (kind, bool) {
 			}
 		}
 	}
-	for _, t := range texts {
-		if scanPendingText.MatchString(t) {
+	lower := make([]string, len(texts))
+	for i, t := range texts {
+		lower[i] = strings.ToLower(t)
+	}
+	for i, t := range texts {
+		if hasAny(lower[i], scanWords) && scanPendingText.MatchString(t) {
 			return kUnavailable, true
 		}
 	}
-	for _, t := range texts {
-		if challengeText.MatchString(t) {
+	for i, t := range texts {
+		if hasAny(lower[i], challengeWords) && challengeText.MatchString(t) {
 			return kChallenge, true
 		}
 	}
-	for _, t := range texts {
-		if blockText.MatchString(t) {
+	for i, t := range texts {
+		if hasAny(lower[i], blockWords) && blockText.MatchString(t) {
 			return kPolicy, true
 		}
 	}

@@ -2,6 +2,7 @@ package classify_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/omcp/toolfailure/internal/classify"
@@ -88,4 +89,14 @@ func FuzzParseRetryAfter(f *testing.F) {
 			t.Fatalf("ParseRetryAfter(%q) not deterministic: %v then %v", v, at, again)
 		}
 	})
+}
+
+// BenchmarkBaselineLongMessage classifies an 8 KiB message that no
+// pattern recognises: the cost a caller's long log excerpt adds.
+func BenchmarkBaselineLongMessage(b *testing.B) {
+	msg := strings.Repeat("step 42 of the nightly export wrote rows to the staging table and moved on; ", 110)[:8192]
+	in := &classify.Input{Tool: "export", Error: classify.RawError{Message: msg}}
+	for b.Loop() {
+		_ = classify.Baseline(in, now)
+	}
 }

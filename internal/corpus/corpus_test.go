@@ -32,13 +32,13 @@ func load(t *testing.T) []corpus.Case {
 // is reached until the families its misses show are covered
 // (docs/classification.md, "How well it generalises"). The retry
 // mistakes are held as shares of all cases: permanent errors told to
-// retry at the 1 %; transient errors not retried at 4.1 %, over
+// retry at the 1 %; transient errors not retried at 3.9 %, under
 // the 4 %.
 const (
 	floorClass               = 92.2
 	floorCode                = 86.4
 	floorPermanentRetryable  = 1.0
-	floorTransientNotRetried = 4.1
+	floorTransientNotRetried = 3.9
 )
 
 func TestLeaveSystemOut(t *testing.T) {
