@@ -14,14 +14,8 @@
 //
 // and this package writes it on the server side and acts on it on the
 // client side. The chapter docs/toolfailure.md describes the proposal in
-// full; this comment describes the Go API.
-//
-// # Why not "package mcp"
-//
-// The package works with the SDK's own package mcp in every file that uses
-// it, on both sides. A second package named mcp would force every importer to
-// rename one of the two on import, forever. The name says what the package
-// adds: failures, for MCP.
+// full; this comment describes the Go API. (The package is not called mcp
+// because every file that uses it also imports the SDK's package mcp.)
 //
 // # Servers: Annotator
 //
@@ -76,14 +70,9 @@
 // refuses the call, the result goes out unchanged, without the key, and the
 // miss is logged (one slog warning) and counted (Annotator.Stats).
 //
-// Falling back to a local copy of the baseline rules was considered and
-// rejected. The proposal makes correlationId REQUIRED, and a locally invented
-// ID would be one that a user is shown and support cannot find, which is the
-// very failure this project exists to end; a classification without the
-// tenant's own rules would also contradict the service's answer for the same
-// error a minute later. An unchanged result is what every client handles
-// today: a client that implements the proposal sees no key and behaves
-// exactly as a client that does not.
+// There is no local fallback classification: correlationId is required,
+// and an ID that the service did not store is one support can never find.
+// An unchanged result is what every client handles today.
 //
 // # Clients: Dispatcher
 //

@@ -150,9 +150,14 @@ func (s *classifierService) classify(ctx context.Context, p auth.Principal, rule
 	return res, nil
 }
 
-// evalSlot takes one of the tenant's rule-evaluation slots (evalSlots); a
-// tenant without rules needs none.
+// evalSlot takes one of the tenant's rule-evaluation slots (evalSlots), unless
+// the call holds one already; a tenant without rules needs none.
 func (s *classifierService) evalSlot(ctx context.Context, p auth.Principal, rules *ruleset.Set) (release func(), err error) {
+	if release, ok := heldSlot(ctx); ok {
+		// The tenant gate's, taken before the body was decoded; giving it back here lets the
+		// tenant's next request in while this one is stored.
+		return release, nil
+	}
 	if rules.Len() == 0 || s.slots == nil {
 		return func() {}, nil
 	}

@@ -8,11 +8,12 @@ import (
 	"golang.org/x/sync/semaphore"
 )
 
-// evalSlots limits how many of one tenant's requests evaluate its rules at the same time
-// (Limits.RuleConcurrency), so that one tenant, however heavy its rules or however many its
-// callers, holds at most that many processors for rule evaluation and leaves the others to
-// the other tenants. With the rule budget (ruleset.RequestBudget) bounding each request, it
-// bounds what one tenant can take from another.
+// evalSlots limits how many of one tenant's requests are decoded and evaluate its rules at the
+// same time (Limits.RuleConcurrency; the tenant gate takes a slot before the body is decoded), so
+// that one tenant, however heavy its rules or bodies or however many its callers, holds at most
+// that many processors for that work and leaves the others to the other tenants. With the rule
+// budget (ruleset.RequestBudget) bounding each request, it bounds what one tenant can take from
+// another.
 //
 // A tenant's semaphore lives while some of its requests hold or wait for it, so the map holds
 // only the tenants being served.

@@ -54,10 +54,15 @@ type Limits struct {
 	// at least one record whatever its size. Half of gRPC's usual 4 MiB receive limit leaves room
 	// for the binary form of details, which can be larger than their JSON.
 	MaxListBytes int
-	// RuleConcurrency caps how many of one tenant's requests evaluate its
-	// rules at once (default half the processors, at least one), so that
-	// one tenant cannot take every processor from the others.
+	// RuleConcurrency caps how many of one tenant's Classify and Explain
+	// requests are decoded and evaluated at once (default half the
+	// processors, at least one), so that one tenant cannot take every
+	// processor from the others; the others wait, parked (tenantgate.go).
 	RuleConcurrency int
+	// TenantInFlight caps how many calls of one tenant a replica holds at
+	// once, waiting ones included (default 64); one more is refused with
+	// resource_exhausted before its body is read.
+	TenantInFlight int
 }
 
 // DefaultMaxListBytes is Limits.MaxListBytes when unset.
@@ -81,6 +86,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.RuleConcurrency <= 0 {
 		l.RuleConcurrency = defaultRuleConcurrency()
+	}
+	if l.TenantInFlight <= 0 {
+		l.TenantInFlight = defaultTenantInFlight
 	}
 	return l
 }
@@ -131,15 +139,18 @@ func New(cfg Config) (http.Handler, error) {
 	}
 
 	authn := auth.New(cfg.Store, auth.Options{CacheTTL: KeyCacheTTL, Now: cfg.Now})
+	gate := newTenantGate(cfg.Limits)
 	rpc := connect.NewServer(
 		// First, so that refused calls and recovered panics are traced too.
 		cfg.Telemetry.Interceptor(),
 		recoverInterceptor(cfg.Logger),
 		authInterceptor(authn, cfg.Logger),
 		NewRateLimiter(cfg.RateLimit, cfg.Now).Interceptor(),
+		// After authentication, which names the tenant, and before anything reads the body.
+		gate.Interceptor(),
 		validateInterceptor(validator),
 	)
-	toolfailurev1connect.RegisterClassifierServiceHandler(rpc, &classifierService{cfg: cfg, slots: newEvalSlots(cfg.Limits.RuleConcurrency)})
+	toolfailurev1connect.RegisterClassifierServiceHandler(rpc, &classifierService{cfg: cfg, slots: gate.slots})
 	toolfailurev1connect.RegisterFailureServiceHandler(rpc, &failureService{cfg: cfg})
 	toolfailurev1connect.RegisterRuleServiceHandler(rpc, &ruleService{store: cfg.Store, cache: cfg.Rules, log: cfg.Logger, groups: cfg.Store, now: cfg.Now})
 
@@ -175,7 +186,7 @@ func New(cfg Config) (http.Handler, error) {
 			return nil
 		}),
 	}
-	connecthttp.Mount(mux, rpc, httpOpts...)
+	connecthttp.Mount(prefetchMux{mux}, rpc, httpOpts...)
 	connecthttp.Mount(mux, reflection)
 	mux.Handle(grpchealth.NewHandler(health))
 	ready := func(w http.ResponseWriter, r *http.Request) {

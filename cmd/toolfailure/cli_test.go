@@ -278,19 +278,23 @@ func TestProxyCommandLine(t *testing.T) {
 }
 
 // commandLines finds the toolfailure command lines of a Markdown text: in
-// fenced code blocks and in inline code.
+// fenced code blocks and in inline code. A ```text block is output or a
+// usage synopsis (the generated help of docs/cli.md), not a command to run.
 func commandLines(md string) []string {
 	var block, prose strings.Builder
-	fenced := false
+	fenced, text := false, false
 	for _, line := range strings.Split(md, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+		if trimmed := strings.TrimSpace(line); strings.HasPrefix(trimmed, "```") {
 			fenced = !fenced
+			text = fenced && trimmed == "```text"
 			prose.WriteString("\n")
 			continue
 		}
-		if fenced {
+		switch {
+		case text:
+		case fenced:
 			block.WriteString(line + "\n")
-		} else {
+		default:
 			prose.WriteString(line + "\n")
 		}
 	}
@@ -357,48 +361,46 @@ func shellWords(s string) []string {
 	return words
 }
 
-// TestREADMECommandLines: every toolfailure command line in the README,
-// and every example in the commands' own help, names a command and flags
-// that exist, with arguments the command accepts. (The commands themselves
-// run end to end against a real serve in this package's other tests:
-// serve, keys create, lookup and failures list in TestEmbeddedFirstStart
-// and TestLookupFlagsAfterArguments, migrate in TestPostgresGetsNoBootstrapKey,
+// TestREADMECommandLines: every toolfailure command line in the README and
+// the pages of docs/, and every example in the commands' own help, names a
+// command and flags that exist, with arguments the command accepts, and
+// every command is shown in a command line of the documentation. (The
+// commands themselves run end to end against a real serve in this
+// package's other tests: docs/cli.md's tour in TestCLITourRuns, serve,
+// keys create, lookup and failures list in TestEmbeddedFirstStart and
+// TestLookupFlagsAfterArguments, migrate in TestPostgresGetsNoBootstrapKey,
 // rules apply/export in TestRulesApplyAcrossReplicas, rules test in
 // TestRulesTestOffline, bench in TestBenchRuns.)
 func TestREADMECommandLines(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := commandLines(string(readme))
-	if len(lines) < 25 {
-		t.Fatalf("found only %d command lines in the README: %q", len(lines), lines)
-	}
-	seen := map[string]bool{}
-	for _, line := range lines {
-		cmd, err := parseOnly(shellWords(line))
-		if err != nil {
-			t.Errorf("README: toolfailure %s: %v", line, err)
-			continue
-		}
-		seen[cmd.CommandPath()] = true
-	}
-	// The guides' command lines too.
-	docs, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
-	if err != nil || len(docs) == 0 {
+	pages, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	if err != nil || len(pages) == 0 {
 		t.Fatalf("no docs/*.md: %v", err)
 	}
-	for _, doc := range docs {
-		text, err := os.ReadFile(doc)
+	pages = append([]string{filepath.Join("..", "..", "README.md")}, pages...)
+	seen := map[string]bool{}
+	total := 0
+	for _, page := range pages {
+		text, err := os.ReadFile(page)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, line := range commandLines(string(text)) {
-			if _, err := parseOnly(shellWords(line)); err != nil {
-				t.Errorf("%s: toolfailure %s: %v", filepath.Base(doc), line, err)
-			}
+		lines := commandLines(string(text))
+		if filepath.Base(page) == "README.md" && len(lines) == 0 {
+			t.Errorf("the README shows no toolfailure command line")
 		}
+		total += len(lines)
+		for _, line := range lines {
+			cmd, err := parseOnly(shellWords(line))
+			if err != nil {
+				t.Errorf("%s: toolfailure %s: %v", filepath.Base(page), line, err)
+				continue
+			}
+			seen[cmd.CommandPath()] = true
+		}
+	}
+	if total < 25 {
+		t.Fatalf("found only %d command lines in the README and docs/", total)
 	}
 	for _, path := range commandPaths(fullTree()) {
 		c, _, err := fullTree().Find(path)
@@ -407,7 +409,7 @@ func TestREADMECommandLines(t *testing.T) {
 		}
 		if c.Runnable() && !c.Hidden && !c.HasAvailableSubCommands() && !strings.HasPrefix(c.CommandPath(), "toolfailure completion") &&
 			c.Name() != "help" && c.Parent() != nil && !seen[c.CommandPath()] {
-			t.Errorf("the README shows no command line of %s", c.CommandPath())
+			t.Errorf("neither the README nor docs/ shows a command line of %s", c.CommandPath())
 		}
 		for _, line := range codeCommandLines(c.Example) {
 			if _, err := parseOnly(shellWords(line)); err != nil {

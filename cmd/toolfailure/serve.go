@@ -12,11 +12,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/omcp/toolfailure/internal/apikey"
 	"github.com/omcp/toolfailure/internal/ruleset"
@@ -41,6 +43,7 @@ type serveFlags struct {
 	rateLimit                           float64
 	rateBurst                           int
 	rateTenants, debugListen            string
+	tenantInFlight, tenantConcurrency   *envInt
 }
 
 func newServeCmd(d deps) *cobra.Command {
@@ -82,6 +85,10 @@ SIGTERM stops accepting calls, lets those in flight finish (up to --shutdown-gra
 	fs.Float64Var(&f.rateLimit, "rate-limit", 0, "calls per second per tenant (per replica); 0 means no limit")
 	fs.IntVar(&f.rateBurst, "rate-burst", 0, "burst after idle; 0 means one second's worth")
 	fs.StringVar(&f.rateTenants, "rate-limit-tenants", "", "per-tenant overrides: name=rate[:burst],…")
+	f.tenantInFlight = envIntVar(fs, "tenant-in-flight", "TOOLFAILURE_TENANT_IN_FLIGHT", 0,
+		"calls of one tenant a replica holds at once; more are refused with resource_exhausted before their body is read; 0 means 64")
+	f.tenantConcurrency = envIntVar(fs, "tenant-concurrency", "TOOLFAILURE_TENANT_CONCURRENCY", 0,
+		"Classify and Explain calls of one tenant decoded and evaluated at once; more wait; 0 means half the processors")
 	fs.DurationVar(&f.retentionEvery, "retention-interval", time.Hour, "how often expired records are purged; 0 disables")
 	fs.StringVar(&f.debugListen, "debug-listen", "", "serve Go's /debug/pprof profiles on this separate address (e.g. 127.0.0.1:6060); empty disables")
 	f.traceURL = envStringVar(fs, "trace-url", "TOOLFAILURE_TRACE_URL", "", "trace viewer link with {trace_id} (and optionally {span_id}), e.g. https://jaeger.example.com/trace/{trace_id}")
@@ -102,6 +109,13 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 	tenantRates, err := server.ParseTenantRates(f.rateTenants)
 	if err != nil {
 		return usageErrorf("--rate-limit-tenants: %w", err)
+	}
+	limits := server.Limits{}
+	if limits.TenantInFlight, err = f.tenantInFlight.Get(); err != nil {
+		return usageErrorf("--tenant-in-flight: %w", err)
+	}
+	if limits.RuleConcurrency, err = f.tenantConcurrency.Get(); err != nil {
+		return usageErrorf("--tenant-concurrency: %w", err)
 	}
 	traceURL, err := telemetry.ParseTraceURLTemplate(f.traceURL.Get())
 	if err != nil {
@@ -253,7 +267,8 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 	if reg, err := inst.ObserveRuleCache(rules.Versions()); err == nil {
 		defer func() { _ = reg.Unregister() }()
 	}
-	api, err := server.New(server.Config{Store: b, Logger: log, Telemetry: inst, TraceURL: traceURL, Rules: rules, RateLimit: server.RateLimit{Rate: f.rateLimit, Burst: f.rateBurst, Tenants: tenantRates}})
+	api, err := server.New(server.Config{Store: b, Logger: log, Telemetry: inst, TraceURL: traceURL, Rules: rules, Limits: limits,
+		RateLimit: server.RateLimit{Rate: f.rateLimit, Burst: f.rateBurst, Tenants: tenantRates}})
 	if err != nil {
 		return failed(err)
 	}
@@ -406,6 +421,49 @@ deployments that migrate in a step of their own. Safe to run from several proces
 	}
 	dbURL = envStringVar(cmd.Flags(), "database-url", "DATABASE_URL", "", "database to migrate: postgres://…, sqlite:PATH or empty for the embedded store")
 	return cmd
+}
+
+// envInt is a whole-number flag whose default comes from an environment variable, read when the
+// command runs, as envString's is.
+type envInt struct {
+	value    int
+	set      bool
+	env      string
+	fallback int
+}
+
+func envIntVar(fs *pflag.FlagSet, name, env string, fallback int, usage string) *envInt {
+	e := &envInt{value: fallback, env: env, fallback: fallback}
+	fs.Var(e, name, usage+" (from $"+env+")")
+	return e
+}
+
+func (e *envInt) String() string { return strconv.Itoa(e.value) }
+func (e *envInt) Type() string   { return "int" }
+
+func (e *envInt) Set(v string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q is not a whole number", v)
+	}
+	e.value, e.set = n, true
+	return nil
+}
+
+// Get is the flag's value, else the variable's, else the fallback.
+func (e *envInt) Get() (int, error) {
+	if e.set {
+		return e.value, nil
+	}
+	v := strings.TrimSpace(os.Getenv(e.env))
+	if v == "" {
+		return e.fallback, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("$%s=%q is not a whole number", e.env, v)
+	}
+	return n, nil
 }
 
 // tuneGC trades a little memory for CPU unless the operator chose: the

@@ -32,22 +32,22 @@ type hostServer struct {
 	Env     map[string]string `json:"env"`
 }
 
-// readmeHostConfigs returns the server entries of the JSON snippets in the
-// README's "In an MCP host" section.
-func readmeHostConfigs(t *testing.T) []hostServer {
+// docHostConfigs returns the server entries of the JSON snippets in the
+// "In an MCP host" section of docs/proxy.md.
+func docHostConfigs(t *testing.T) []hostServer {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/proxy.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	section := string(b)
-	i := strings.Index(section, "### In an MCP host")
+	i := strings.Index(section, "\n## In an MCP host\n")
 	if i < 0 {
-		t.Fatal(`README has no "### In an MCP host" section`)
+		t.Fatal(`docs/proxy.md has no "## In an MCP host" section`)
 	}
-	section = section[i:]
-	if j := strings.Index(section[4:], "\n### "); j >= 0 {
-		section = section[:j+4]
+	section = section[i+1:]
+	if j := strings.Index(section, "\n## "); j >= 0 {
+		section = section[:j]
 	}
 	var out []hostServer
 	for _, m := range regexp.MustCompile("(?s)```json\n(.*?)```").FindAllStringSubmatch(section, -1) {
@@ -56,7 +56,7 @@ func readmeHostConfigs(t *testing.T) []hostServer {
 			Servers    map[string]hostServer `json:"servers"`    // VS Code
 		}
 		if err := json.Unmarshal([]byte(m[1]), &file); err != nil {
-			t.Fatalf("README snippet is not JSON: %v\n%s", err, m[1])
+			t.Fatalf("docs/proxy.md snippet is not JSON: %v\n%s", err, m[1])
 		}
 		for _, s := range file.MCPServers {
 			out = append(out, s)
@@ -66,24 +66,24 @@ func readmeHostConfigs(t *testing.T) []hostServer {
 		}
 	}
 	if len(out) < 2 {
-		t.Fatalf("found %d host configurations in the README, want one per host family", len(out))
+		t.Fatalf("found %d host configurations in docs/proxy.md, want one per host family", len(out))
 	}
 	return out
 }
 
-// TestReadmeHostConfigs starts the proxy the way a host would from each of
-// the README's snippets: the snippet's command and arguments (the server's
+// TestDocHostConfigs starts the proxy the way a host would from each of
+// the snippets of docs/proxy.md: the snippet's command and arguments (the server's
 // command line swapped for a server that knows nothing of the proposal),
 // the SDKs' default environment plus the snippet's env block (its values
 // swapped for a live service's). As written, failures are classified; with
 // "--" before the server's command too; and with no key or a wrong one the
 // server still runs, failures pass unchanged, and the proxy says why.
-func TestReadmeHostConfigs(t *testing.T) {
+func TestDocHostConfigs(t *testing.T) {
 	toolfailure, server := toolfailureBin, serverBin
 	svc := servicetest.Start(t, servicetest.Embedded(t))
 	values := map[string]string{"TOOLFAILURE_SERVER": svc.URL, "TOOLFAILURE_KEY": svc.ReportKey}
 
-	for i, hs := range readmeHostConfigs(t) {
+	for i, hs := range docHostConfigs(t) {
 		if hs.Command != "toolfailure" || len(hs.Args) < 2 || hs.Args[0] != "proxy" {
 			t.Fatalf("snippet %d: command %q %q, want toolfailure proxy …", i, hs.Command, hs.Args)
 		}

@@ -18,7 +18,7 @@ import (
 	"strings"
 )
 
-// Scopes a key can hold. Each guards one service (DESIGN.md §2).
+// Scopes a key can hold. Each guards one service, as docs/rpc-cookbook.md lists.
 const (
 	ScopeReport = "report" // ClassifierService
 	ScopeLookup = "lookup" // FailureService

@@ -15,41 +15,30 @@
 //
 // # A relay of raw JSON-RPC, not a server and a client
 //
-// The obvious way to build a proxy with the Go SDK is an mcp.Server whose
-// handlers call an mcp.ClientSession: a tools/call handler that calls the
-// upstream's tool, a resources/read handler that reads the upstream's
-// resource, and so on for every method in both directions. That design was
-// rejected, for four reasons:
-//
-//   - Every result would be decoded into the SDK's types and encoded again.
-//     Fields the SDK does not model (a newer protocol's, a vendor's) would be
-//     lost, and numbers and key order could change: a successful result
-//     would no longer reach the client as the server wrote it.
-//   - Every method, notification and capability would have to be declared
-//     twice, and the proxy would lag behind every new protocol version: what
-//     it does not declare, it drops. The two SDK sessions would also each
-//     negotiate a protocol version, and could disagree.
-//   - Progress, cancellation, sampling, elicitation and roots cross the proxy
-//     in both directions, tied to request IDs. A server/client pair would
-//     have to translate each of them between two ID spaces.
-//   - Two handshakes where the client expects one: the server would see the
-//     proxy's capabilities, not the client's.
-//
-// So the proxy relays JSON-RPC messages. It uses the SDK's transports and
+// The proxy is not an mcp.Server whose handlers call an mcp.ClientSession:
+// that would re-encode every result, drop what the SDK does not model, lag
+// behind every protocol version, and put two handshakes and two ID spaces
+// where the client expects one. It relays JSON-RPC messages instead. It uses the SDK's transports and
 // its jsonrpc package (mcp.Connection reads and writes jsonrpc.Message
 // values, whose params and results stay json.RawMessage), and keeps one
 // session between the client and the upstream: the handshake, every request
 // and notification in both directions, and their IDs pass through
 // untouched. It looks at only four kinds of message:
 //
-//   - answers to initialize, for the upstream's name (the label failures
-//     are reported under, unless --label says otherwise);
+//   - answers to initialize (and server/discover), for the upstream's name
+//     (the label failures are reported under, unless --label says
+//     otherwise); the proxy adds the extension to their capabilities
+//     (capabilities.extensions[Config.MetaKey] = {"version": …}, SEP-2133),
+//     splicing it into the upstream's bytes;
 //   - answers to tools/list, for the tools' annotations (idempotentHint and
 //     the others), which the service weighs when it decides retryability;
 //     notifications/tools/list_changed forgets them;
 //   - answers to tools/call: a result with isError set goes to the service
 //     (see below); a JSON-RPC error is recorded with the service too, and
-//     passed on as it came;
+//     passed on with error.data.correlationId added (code, message and the
+//     other members of data as they came), so that the user has an ID to
+//     quote; a POST's Mcp-Name header (2026-07-28) names the tool without
+//     the body being decoded for it;
 //   - notifications/cancelled from the client, so that the echo of a
 //     cancellation is not recorded as a tool failure.
 //
@@ -62,7 +51,7 @@
 // 9007199254740993 into …992, 1.5 into 1, 2^64−1 into −2^63; the proxy
 // matches an answer to its call by the ID's value and gives the client its
 // own spelling back). TestWhatIsKept and TestIDsRelayedUnchanged pin this
-// down, and the README says it.
+// down, and docs/proxy.md says it.
 //
 // # Lines that are not messages
 //
@@ -116,7 +105,9 @@
 // into the result's own bytes: every other member of the result and of its
 // _meta keeps its place and its bytes, and a result that already carries
 // the key (the server classified it, and its logs know that ID) is not
-// touched at all.
+// touched at all. A call made under protocol 2026-07-28 gets its result
+// with resultType "complete" when the upstream left it out: the proxy
+// writes that result, so it answers for what the version requires of it.
 //
 // When the client has not listed the tools (or the tool is new since), the
 // proxy asks the upstream with a tools/list of its own, under an ID that no
@@ -149,16 +140,13 @@
 //
 // Upstreams: Command starts a child process (with the child's stderr
 // passed through); HTTPUpstream speaks streamable HTTP with a client of its
-// own, not the SDK's client transport, which decodes every message and the
-// _meta of every request it sends with the SDK's decoder: one large buffer
-// per message, which made the relay cost more than the server behind it.
-// For the same reason the proxy decodes messages itself, to the SDK's
-// jsonrpc types and with the SDK's checks (json.Valid, then a scan of the
-// top-level members; FuzzDecodeMessage holds the two decoders to the same
-// answers, but for IDs, which the proxy keeps as written), encodes them
-// itself to the SDK's bytes (FuzzEncodeMessage), and decodes a tools/call
-// result only when its bytes can hold an isError member, with a scanner of
-// its own that has no depth limit (encoding/json stops at 10,000 levels).
+// own rather than the SDK's client transport, which decodes every message
+// (BenchmarkHTTPCall). Messages are decoded to the SDK's jsonrpc types with
+// the SDK's checks and encoded to the SDK's bytes by code of this package
+// (FuzzDecodeMessage and FuzzEncodeMessage hold it to the SDK's answers, but
+// for IDs, which the proxy keeps as written; BenchmarkDecodeMessage and
+// BenchmarkEncodeMessage); a tools/call result is decoded only when its
+// bytes can hold an isError member.
 //
 // Clients: Stdio, or any mcp.Transport (mcp.StdioTransport, mcp.IOTransport),
 // or Handler for streamable HTTP. The SDK's StreamableHTTPHandler cannot be

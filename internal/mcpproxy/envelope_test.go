@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// TestWhatIsKept pins down what the README promises about bytes: params and
+// TestWhatIsKept pins down what docs/proxy.md promises about bytes: params and
 // result keep their bytes and order (only the whitespace between tokens
 // goes), an error is written code, message, data; the envelope is written
 // anew in JSON-RPC's order, without members JSON-RPC does not define, IDs

@@ -12,7 +12,7 @@ import (
 	"github.com/omcp/toolfailure/internal/classify"
 )
 
-// File is a parsed rules file (the `rules apply -f` format, DESIGN.md §2).
+// File is a parsed rules file (the `rules apply -f` format, docs/rules.md).
 // It remembers where each rule and field was, so that problems found later
 // by Compile can be reported at a line of the file.
 type File struct {

@@ -236,7 +236,9 @@ func TestShadowRulesAreReportedNotApplied(t *testing.T) {
 	_ = res
 }
 
-// The vendor shapes of DESIGN.md §1, written as a rule author would.
+// Vendor error bodies that only a tenant's rule can read (a reason_code in
+// structuredContent, execution.status "awaiting_confirmation", JSON-RPC
+// -32001 with data.code), written as a rule author would.
 func TestVendorShapes(t *testing.T) {
 	t.Parallel()
 	set := compile(t,

@@ -41,43 +41,19 @@
 //
 // Its value is the API key's SHA-256 and public ID, the issue time and a
 // random session ID, sealed with AES-256-GCM under a key derived (HKDF) from
-// Config.SessionSecret. Three designs were weighed:
+// Config.SessionSecret: it needs no session state on the server, works on
+// every replica that shares the secret, and is useless outside the UI (the
+// hash cannot call the API, and not even the hash reaches the browser in the
+// clear). Without a configured secret the UI makes a random one per process:
+// right for one instance, and a restart signs everyone out.
 //
-//   - The raw key in the cookie would turn any leak of the cookie (a proxy
-//     log, a shared browser profile) into a leak of an API credential that
-//     also works against the RPC API, for as long as the key lives.
-//   - An opaque session ID needs a session table shared by every replica;
-//     the service is otherwise stateless, and in-memory sessions would break
-//     behind a load balancer.
-//   - A sealed reference to the key needs no server state, works on every
-//     replica that shares the secret, and is useless outside the UI: the
-//     hash cannot call the API, and encryption keeps even the hash (the value
-//     the database stores) out of the browser. Because each request resolves
-//     the hash in the store, revoking the key revokes the session.
-//
-// The third is what this package does. Without a configured secret the UI
-// makes a random one per process: right for one instance, and a restart
-// signs everyone out.
-//
-// A sealed cookie stays valid until it expires, wherever a copy of it went
-// (a shared browser profile, a proxy's log), so signing out must end it on
-// the server: sign-out records the session's ID in the store
-// (store.Store.RevokeSession), every page checks it there, and a copy of the
-// cookie is refused by every replica from then on. The record is kept only
-// until the session would have expired anyway, so the table holds the
-// sessions signed out in the last eight hours and nothing else; the service
-// stays stateless otherwise. When the store cannot record a sign-out, the
-// page says so and keeps the cookie, so that the user tries again instead of
-// believing the session over.
-//
-// The cookie also carries the public ID of the key that signed in, and a
-// session whose hash resolves to a key with another ID is refused. There is
-// no revocation of keys yet: a key ends by being deleted, which ends its
-// sessions at their next page, since the hash no longer resolves. The key ID
-// is there for the revocation by ID that issue "first hour" adds (`keys
-// revoke KEY_ID`): a revoked key must be refused by the authenticator, which
-// ends its sessions the same way, and the ID lets a session be matched to the
-// revoked key without its hash.
+// Each page resolves the hash in the store, so a deleted, revoked or expired
+// key ends its sessions at their next page, and a session whose hash
+// resolves to a key with another public ID is refused. Sign-out records the
+// session's ID in the store (store.Store.RevokeSession) until the session
+// would have expired anyway, so that a copy of the cookie is refused by
+// every replica from then on; when the store cannot record it, the page says
+// so and keeps the cookie, so that the user tries again.
 //
 // State-changing requests (sign-in, sign-out) are POST forms protected by
 // net/http's CrossOriginProtection, which refuses cross-site requests by

@@ -89,13 +89,16 @@ func (h *handler) overview(w http.ResponseWriter, r *http.Request, p auth.Princi
 	byCode := map[[2]string]int{}
 	byTool := map[string]int{}
 
-	q := store.ListQuery{Filter: store.Filter{Since: since, Until: until}, Limit: store.MaxListLimit}
+	// Each read holds at most the byte budget of records; the count reads on page by page.
+	q := store.ListQuery{Filter: store.Filter{Since: since, Until: until}, Limit: store.MaxListLimit, MaxBytes: h.cfg.MaxListBytes}
 	for scanned := 0; scanned < maxOverviewScan; {
 		rows, err := h.cfg.Store.ListFailures(r.Context(), p.TenantID, q)
 		if err != nil {
 			h.storeUnavailable(w, r, "overview", err)
 			return
 		}
+		end, more := store.PageEnd(rows, q.Limit, q.MaxBytes)
+		rows = rows[:end]
 		for _, f := range rows {
 			b := int(f.CreatedAt.Sub(since) / rg.bucket)
 			ci := slices.Index(classes, f.Class)
@@ -108,7 +111,7 @@ func (h *handler) overview(w http.ResponseWriter, r *http.Request, p auth.Princi
 			v.Total++
 		}
 		scanned += len(rows)
-		if len(rows) < q.Limit {
+		if !more && len(rows) < q.Limit {
 			break
 		}
 		if scanned >= maxOverviewScan {

@@ -180,10 +180,14 @@ func (h *handler) failure(w http.ResponseWriter, r *http.Request, p auth.Princip
 	// Other failures of the same tool and code around that time.
 	since, until := f.CreatedAt.Add(-nearbyWindow), f.CreatedAt.Add(nearbyWindow)
 	filter := store.Filter{Tool: f.Tool, Code: f.Code, Since: since, Until: until}
-	rows, err := h.cfg.Store.ListFailures(r.Context(), p.TenantID, store.ListQuery{Filter: filter, Limit: nearbyLimit + 2})
+	rows, err := h.cfg.Store.ListFailures(r.Context(), p.TenantID, store.ListQuery{Filter: filter, Limit: nearbyLimit + 2, MaxBytes: h.cfg.MaxListBytes})
 	if err != nil {
 		h.storeUnavailable(w, r, "list nearby failures", err)
 		return
+	}
+	if n, more := store.PageEnd(rows, nearbyLimit+1, h.cfg.MaxListBytes); more {
+		// Cut short by the byte budget: the list links to the rest.
+		rows, v.NearbyMore = rows[:n], true
 	}
 	for _, o := range rows {
 		if o.ID == f.ID {
@@ -355,7 +359,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request, p auth.Principal)
 	}
 	v := listView{Filter: f, Classes: []string{store.ClassCapability, store.ClassReliability, store.ClassGovernance}, Errors: map[string]string{}}
 	v.Any = len(f.query()) > 0
-	q := store.ListQuery{Filter: store.Filter{Tool: f.Tool, Code: f.Code, TraceID: f.Trace}, Limit: listPageSize + 1}
+	q := store.ListQuery{Filter: store.Filter{Tool: f.Tool, Code: f.Code, TraceID: f.Trace}, Limit: listPageSize + 1, MaxBytes: h.cfg.MaxListBytes}
 	if f.Class != "" {
 		if !slices.Contains(v.Classes, f.Class) {
 			v.Errors["class"] = "Choose capability, reliability or governance."
@@ -401,8 +405,10 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request, p auth.Principal)
 		h.storeUnavailable(w, r, "list failures", err)
 		return
 	}
-	if len(rows) > listPageSize {
-		rows = rows[:listPageSize]
+	// One more than a page tells whether another follows; a page of large records ends early, at
+	// the byte budget, and the record that did not fit plays that part.
+	if n, more := store.PageEnd(rows, listPageSize, q.MaxBytes); more {
+		rows = rows[:n]
 		v.NextURL = listURL(f, correlation.ID(rows[len(rows)-1].ID).String())
 	}
 	for _, row := range rows {

@@ -190,11 +190,14 @@ func (h *handler) problem(w http.ResponseWriter, r *http.Request, p auth.Princip
 		v.RuleURL = ruleURL(v.RuleID)
 	}
 	records, err := h.cfg.Store.ListFailures(r.Context(), p.TenantID, store.ListQuery{
-		Filter: store.Filter{Fingerprint: fp, Since: since, Until: until}, Limit: problemShadowRecords})
+		Filter: store.Filter{Fingerprint: fp, Since: since, Until: until}, Limit: problemShadowRecords, MaxBytes: h.cfg.MaxListBytes})
 	if err != nil {
 		h.storeUnavailable(w, r, "list group records", err)
 		return
 	}
+	// Large records end the read early; the page says how many records the evidence is from.
+	n, _ := store.PageEnd(records, problemShadowRecords, h.cfg.MaxListBytes)
+	records = records[:n]
 	for _, f := range records[:min(len(records), problemRecent)] {
 		v.Recent = append(v.Recent, rowOf(f))
 	}

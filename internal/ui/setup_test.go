@@ -71,6 +71,8 @@ type setupOptions struct {
 	rules    ui.RuleSource
 	// storeRules shows tenant rules from the store itself (ui.StoreRules).
 	storeRules bool
+	// maxListBytes is ui.Config.MaxListBytes (0: the default).
+	maxListBytes int
 }
 
 const traceTemplate = "https://traces.example.test/trace/{trace_id}?span={span_id}"
@@ -123,7 +125,7 @@ func setup(t *testing.T, opts setupOptions) *bundle {
 		yaml, err := ruleset.FormatFile([]ruleset.Rule{rule})
 		return string(yaml), explanation, err
 	}
-	h, err := ui.New(ui.Config{Store: s, TraceURL: traceURL, Now: b.clock.now, Rules: rules, Suggest: suggest})
+	h, err := ui.New(ui.Config{Store: s, TraceURL: traceURL, Now: b.clock.now, Rules: rules, Suggest: suggest, MaxListBytes: opts.maxListBytes})
 	if err != nil {
 		t.Fatalf("ui.New: %v", err)
 	}

@@ -79,7 +79,17 @@ type Config struct {
 	// Now is the clock; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
+	// MaxListBytes caps what one read of records for a page may hold, as
+	// store.RecordSize counts it (default DefaultMaxListBytes): a list ends
+	// early with a link to the next page, and a count or a summary reads on
+	// in further pages or says how many records it used. The pages show a
+	// line per record, but records of half a megabyte would otherwise be
+	// held in memory by the thousand to draw them.
+	MaxListBytes int
 }
+
+// DefaultMaxListBytes is Config.MaxListBytes when unset: the API's ListFailures budget.
+const DefaultMaxListBytes = 2 << 20
 
 //go:embed templates/*.html
 var templateFS embed.FS
@@ -115,6 +125,9 @@ func New(cfg Config) (http.Handler, error) {
 	}
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = 8 * time.Hour
+	}
+	if cfg.MaxListBytes <= 0 {
+		cfg.MaxListBytes = DefaultMaxListBytes
 	}
 	secret := cfg.SessionSecret
 	if len(secret) == 0 {

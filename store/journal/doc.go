@@ -2,17 +2,11 @@
 // a caller was shown can be looked up, even when PostgreSQL was down, or too slow, at the moment
 // the failure was reported.
 //
-// # Why a journal, and not just "unavailable"
-//
-// When the database cannot take a record, the service has two honest answers. It can refuse the
-// call (unavailable, retry later), which pushes the outage onto every MCP server that reports a
-// tool failure, and leaves their users with errors that carry no correlation ID at all. Or it can
-// keep the record somewhere durable that is not the database, answer with the ID as usual, and
-// move the record into the database when it is back. This package does the second: a local,
-// append-only journal, synced to disk before the answer is sent, so that the durability promise of
-// store.Store.InsertFailure holds whichever way the record went. Refusing remains the answer when
-// the journal itself cannot take the record (it is full, or its disk fails): then InsertFailure
-// fails with store.ErrUnavailable, which the server maps to unavailable.
+// When the database cannot take a record, a Store appends it to a local journal, synced to disk
+// before the answer is sent, so that the durability promise of store.Store.InsertFailure holds
+// whichever way the record went, and moves it into the database once it is back. When the journal
+// itself cannot take the record (it is full, or its disk fails), InsertFailure fails with
+// store.ErrUnavailable, which the server maps to unavailable.
 //
 // # How it is used
 //

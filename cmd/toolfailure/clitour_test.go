@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,30 +11,30 @@ import (
 	"github.com/omcp/toolfailure/internal/ruleset"
 )
 
-// readmeCommandBlock is the code block of the README's "Commands" section,
-// one command line a line.
-func readmeCommandBlock(t *testing.T) []string {
+// cliTour is the code block of docs/cli.md's "Commands at a glance"
+// section, one command line a line.
+func cliTour(t *testing.T) []string {
 	t.Helper()
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	doc, err := os.ReadFile(cliDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)\n## Commands\n\n```sh\n(.*?)```").FindSubmatch(readme)
+	m := regexp.MustCompile("(?s)\n## Commands at a glance\n\n```sh\n(.*?)```").FindSubmatch(doc)
 	if m == nil {
-		t.Fatal(`the README has no "## Commands" code block`)
+		t.Fatalf(`%s has no "## Commands at a glance" code block`, cliDoc)
 	}
 	return codeCommandLines(string(m[1]))
 }
 
-// TestREADMECommandsRun runs the README's command list as written, against
-// a real serve on PostgreSQL, with its placeholders filled in: the database
+// TestCLITourRuns runs docs/cli.md's command list as written, against a
+// real serve on PostgreSQL, with its placeholders filled in: the database
 // URL, a correlation ID that exists, files in a scratch directory. The
-// environment stands in for --server and --key, as the README says it may.
+// environment stands in for --server and --key, as the page says it may.
 // bench and proxy are run end to end by TestBenchRuns and the examples'
 // tests.
-func TestREADMECommandsRun(t *testing.T) {
+func TestCLITourRuns(t *testing.T) {
 	dbURL := pgtest.URL(t)
-	lines := readmeCommandBlock(t)
+	lines := cliTour(t)
 	t.Chdir(t.TempDir())
 	t.Setenv("DATABASE_URL", dbURL)
 	byCommand := map[string][]string{}
@@ -60,7 +59,7 @@ func TestREADMECommandsRun(t *testing.T) {
 		t.Helper()
 		l := byCommand[strings.TrimSpace("toolfailure "+path)]
 		if len(l) == 0 {
-			t.Fatalf("the README's command list has no %s", path)
+			t.Fatalf("%s's command list has no %s", cliDoc, path)
 		}
 		return l[0]
 	}
