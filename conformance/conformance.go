@@ -79,6 +79,12 @@ type Checker struct {
 	// Nil means time.Now. Set it to check a captured document as of the
 	// moment it was captured, or to make a test independent of the clock.
 	Now func() time.Time
+	// ProtocolVersion is the MCP protocol version the result was sent
+	// under, when known. From 2026-07-28 on a result without resultType
+	// breaks the schema's MUST; before it (and when the version is not
+	// known) resultType is absent from every SDK's output, and clients read
+	// its absence as "complete", so it is not reported.
+	ProtocolVersion string
 }
 
 func (c *Checker) now() time.Time {

@@ -80,7 +80,7 @@ func TestInvalid(t *testing.T) {
 	for _, file := range jsonFiles(t, "testdata/invalid") {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			t.Parallel()
-			vs, err := newChecker().CheckFile(file)
+			vs, err := checkerFor(file).CheckFile(file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +100,7 @@ func TestWarning(t *testing.T) {
 	for _, file := range jsonFiles(t, "testdata/warning") {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			t.Parallel()
-			vs, err := newChecker().CheckFile(file)
+			vs, err := checkerFor(file).CheckFile(file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -617,4 +617,26 @@ func lines(vs []conformance.Violation) string {
 		fmt.Fprintf(&b, "  %s\n", v)
 	}
 	return b.String()
+}
+
+// A result without resultType is today's SDK output for every protocol
+// version before 2026-07-28: it passes without a word unless the version it
+// was sent under requires the field.
+func TestResultTypeOnlyWhereTheVersionNeedsIt(t *testing.T) {
+	t.Parallel()
+	const file = "testdata/invalid/result-type-missing.protocol-2026-07-28.json"
+	for _, c := range []struct {
+		version string
+		want    bool
+	}{{"", false}, {"2024-11-05", false}, {"2025-06-18", false}, {"2025-11-25", false}, {"2026-07-28", true}} {
+		checker := newChecker()
+		checker.ProtocolVersion = c.version
+		vs, err := checker.CheckFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := !conformance.Conforms(vs); got != c.want || (!c.want && len(vs) > 0) {
+			t.Errorf("protocol %q: findings %v, want a result-type-missing finding: %v", c.version, vs, c.want)
+		}
+	}
 }

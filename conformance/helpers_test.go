@@ -27,6 +27,18 @@ func newChecker() *conformance.Checker {
 	return &conformance.Checker{Now: func() time.Time { return testNow }}
 }
 
+// checkerFor is newChecker for a counter-example whose name gives the
+// protocol version it was sent under, as a variant "protocol-2026-07-28".
+func checkerFor(path string) *conformance.Checker {
+	c := newChecker()
+	for _, part := range strings.Split(strings.TrimSuffix(filepath.Base(path), ".json"), ".")[1:] {
+		if v, ok := strings.CutPrefix(part, "protocol-"); ok {
+			c.ProtocolVersion = v
+		}
+	}
+	return c
+}
+
 // Example documents live outside the package, in the layout the MCP
 // specification repository uses for its schema examples: a folder per type.
 const (

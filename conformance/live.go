@@ -45,7 +45,8 @@ func CheckLive(ctx context.Context, target LiveTarget) (doc []byte, vs []Violati
 }
 
 // CheckLive connects to target with the official Go SDK's client, calls the
-// tool once, and checks what came back as CheckResult does. It returns the
+// tool once, and checks what came back as CheckResult does, under the
+// protocol version the session negotiated unless c.ProtocolVersion is set. It returns the
 // checked document too, so that a caller can save it next to the findings.
 //
 // The document is the result exactly as it crossed the wire, captured below
@@ -101,7 +102,18 @@ func (c *Checker) CheckLive(ctx context.Context, target LiveTarget) (doc []byte,
 			return nil, nil, fmt.Errorf("conformance: live check: encode result of %q: %w", target.Tool, err)
 		}
 	}
-	vs, err = c.CheckResult(doc)
+	// The session says which version the result was sent under, and so
+	// whether it must carry resultType; a version the caller set wins.
+	checker := c
+	if (c == nil || c.ProtocolVersion == "") && session.InitializeResult() != nil {
+		var cc Checker
+		if c != nil {
+			cc = *c
+		}
+		cc.ProtocolVersion = session.InitializeResult().ProtocolVersion
+		checker = &cc
+	}
+	vs, err = checker.CheckResult(doc)
 	return doc, vs, err
 }
 

@@ -21,7 +21,7 @@ func Report(w io.Writer, path string, vs []Violation) {
 	}
 }
 
-const usage = `usage: toolfailure conform [--strict] [--now TIME] FILE...
+const usage = `usage: toolfailure conform [--strict] [--now TIME] [--protocol-version V] FILE...
 
 Checks each FILE, a CallToolResult or a JSON-RPC response that holds one,
 against the official MCP schema (%s) and the rules of the toolFailure
@@ -39,6 +39,10 @@ Flags:
   --now TIME   judge retryNotBefore as of TIME (RFC 3339 or Unix epoch
                milliseconds) instead of the current time, for documents
                captured earlier
+  --protocol-version V
+               the MCP protocol version the results were sent under; from
+               2026-07-28 on a result must carry resultType (earlier
+               versions, and an unknown one, do not have it)
 
 Exit status: 0 when every file conforms, 1 when any does not (or cannot be
 read or parsed), 2 on a usage error.
@@ -58,6 +62,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	strict := fs.Bool("strict", false, "fail on SHOULD findings too")
 	nowFlag := fs.String("now", "", "judge retryNotBefore as of this time")
+	version := fs.String("protocol-version", "", "the MCP protocol version the results were sent under")
 
 	// Flags may come before or after the files (conform a.json --strict),
 	// so parsing resumes after each file name. "--" ends flag parsing.
@@ -87,7 +92,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	checker := new(Checker)
+	checker := &Checker{ProtocolVersion: *version}
 	if *nowFlag != "" {
 		now, err := parseNow(*nowFlag)
 		if err != nil {

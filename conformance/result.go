@@ -8,6 +8,10 @@ import (
 	"strings"
 )
 
+// resultTypeVersion is the first protocol version whose results must carry
+// resultType.
+const resultTypeVersion = "2026-07-28"
+
 // metaPointer is where the toolFailure object sits in a CallToolResult.
 var metaPointer = pointer("/_meta", MetaKey)
 
@@ -112,15 +116,17 @@ func (c *Checker) checkCallToolResult(obj map[string]any, at string) []Violation
 	var vs []Violation
 
 	// A result without resultType is what every server before MCP
-	// 2026-07-28 sends, and clients must read it as "complete". It is
-	// reported once, as advice, and the rest of the schema is checked as if
-	// the field were there, so that one legacy omission does not hide or
-	// drown every other finding.
+	// 2026-07-28 sends, and clients must read it as "complete". It breaks
+	// the schema only for a result sent under 2026-07-28 or later; the rest
+	// of the schema is checked as if the field were there, so that the
+	// omission does not hide or drown every other finding.
 	validated := obj
 	if _, ok := obj["resultType"]; !ok {
-		vs = append(vs, newViolation(at, ruleResultTypeMissing,
-			`resultType is missing: MCP %s requires it ("complete" for a tool result); without it the result is valid only from a server that negotiated an earlier protocol version`,
-			MCPSchemaVersion))
+		if c != nil && c.ProtocolVersion >= resultTypeVersion {
+			vs = append(vs, newViolation(at, ruleResultTypeMissing,
+				`resultType is missing: MCP %s requires it ("complete" for a tool result) of every result sent under protocol version %s`,
+				resultTypeVersion, c.ProtocolVersion))
+		}
 		validated = maps.Clone(obj)
 		validated["resultType"] = "complete"
 	}

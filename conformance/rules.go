@@ -77,7 +77,7 @@ var catalog = []Rule{
 	{ruleJSONRPCEnvelope, SeverityMust, "A JSON-RPC response must match the MCP schema's JSONRPCResultResponse (jsonrpc \"2.0\", an id, exactly one of result and error)."},
 	{ruleDuplicateKey, SeverityShould, "Object member names should be unique (RFC 8259 §4): parsers disagree on which duplicate wins."},
 	{ruleMCPSchema, SeverityMust, "The result must validate against the official MCP schema's $defs/CallToolResult."},
-	{ruleResultTypeMissing, SeverityShould, "resultType is required by MCP 2026-07-28; a result without it is valid only from a server on an earlier protocol version."},
+	{ruleResultTypeMissing, SeverityMust, "resultType is required of every result sent under MCP 2026-07-28 or later (checked when the protocol version is given); earlier versions do not have it."},
 	{ruleKeyOnNonError, SeverityMust, "The toolFailure key appears only on results with isError: true."},
 	{ruleKeyMissingOnError, SeverityShould, "An error result should carry the toolFailure key so that clients can act on it without parsing prose."},
 	{ruleKeyMisplaced, SeverityShould, "The toolFailure object belongs at _meta[\"io.modelcontextprotocol/toolFailure\"], spelled exactly so."},

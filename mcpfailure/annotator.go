@@ -45,6 +45,12 @@ type AnnotatorConfig struct {
 	Annotations func(ctx context.Context, tool string) *mcp.ToolAnnotations
 	// Logger receives one warning per miss. Nil means slog.Default().
 	Logger *slog.Logger
+	// MetaKey is the _meta key the toolFailure object is written under and
+	// the name the extension is advertised by in capabilities.extensions.
+	// Empty means MetaKey, the proposal's name; a deployment sets a vendor
+	// prefix here (and the same name in its clients) to run the draft
+	// without claiming the io.modelcontextprotocol namespace.
+	MetaKey string
 	// Telemetry records each request the middleware serves as an MCP server
 	// span and in mcp.server.operation.duration, and makes the span the
 	// parent of the failure's Classify call. Nil means NewTelemetry on the
@@ -71,9 +77,11 @@ type Annotator struct {
 // number to alert on: each one is a failed call whose user got no
 // correlation ID.
 type Stats struct {
-	// Failed counts error results seen (isError true).
+	// Failed counts error results seen (isError true), and the JSON-RPC
+	// errors of a tool's own that the middleware records.
 	Failed uint64
-	// Classified counts results that went out with the key attached.
+	// Classified counts results that went out with the key attached, and
+	// JSON-RPC errors that were recorded.
 	Classified uint64
 	// AlreadyTagged counts results that carried the key already and were
 	// left exactly as they were.
@@ -99,6 +107,12 @@ func NewAnnotator(cfg AnnotatorConfig) (*Annotator, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.MetaKey == "" {
+		cfg.MetaKey = MetaKey
+	}
+	if err := CheckMetaKey(cfg.MetaKey); err != nil {
+		return nil, fmt.Errorf("mcpfailure: AnnotatorConfig.MetaKey: %w", err)
+	}
 	if cfg.Telemetry == nil {
 		t, err := NewTelemetry(TelemetryConfig{})
 		if err != nil {
@@ -121,18 +135,21 @@ func (a *Annotator) Stats() Stats {
 }
 
 // Middleware is an mcp.Middleware for Server.AddReceivingMiddleware. It
-// looks only at tools/call answers that are results with isError set; every
-// other method, successful results and protocol errors (JSON-RPC errors,
-// such as an unknown tool) pass through untouched, because the proposal
-// keeps protocol errors out of its scope.
+// looks only at tools/call answers: a result with isError set goes to the
+// service and gains the key; a JSON-RPC error that the tool itself caused
+// (see recordsProtocolError) is recorded and reaches the client with
+// error.data.correlationId added. Every other method, successful results
+// and the SDK's own protocol errors (an unknown tool, invalid params) pass
+// through untouched. It also advertises the extension in the initialize
+// and server/discover results.
 //
 // Install it first (outermost) so that it sees the result as it will be
 // sent, after any middleware that rewrites results.
 func (a *Annotator) Middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		ctx, op := a.cfg.Telemetry.Start(ctx, operationInfo(method, req))
+		ctx, op := a.cfg.Telemetry.start(ctx, operationInfo(method, req))
 		result, err := a.serve(ctx, next, method, req)
-		op.End(ctx, outcomeOf(result, err))
+		op.End(ctx, a.outcomeOf(result, err))
 		return result, err
 	}
 }
@@ -140,26 +157,39 @@ func (a *Annotator) Middleware(next mcp.MethodHandler) mcp.MethodHandler {
 func (a *Annotator) serve(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
 	result, err := next(ctx, method, req)
 	if err == nil && (method == "initialize" || method == "server/discover") {
-		return advertise(result), nil
+		return a.advertise(result), nil
 	}
-	if err != nil || method != "tools/call" {
-		return result, err
-	}
-	res, ok := result.(*mcp.CallToolResult)
-	if !ok || res == nil || !res.IsError {
+	if method != "tools/call" {
 		return result, err
 	}
 	call, ok := req.(*mcp.CallToolRequest)
 	if !ok || call.Params == nil {
 		return result, err
 	}
-	var annotations func(context.Context, string) *mcp.ToolAnnotations
-	if a.cfg.Annotations == nil && call.Session != nil {
-		annotations = func(ctx context.Context, tool string) *mcp.ToolAnnotations {
-			return annotationsFromServer(ctx, next, call.Session, tool)
-		}
+	if err != nil {
+		return nil, a.recordProtocolError(ctx, call, a.annotationLookup(next, call), err)
 	}
-	return a.annotate(ctx, call.Params.Name, call.Params.Meta, annotations, res), nil
+	res, ok := result.(*mcp.CallToolResult)
+	if !ok || res == nil || !res.IsError {
+		return result, err
+	}
+	out := a.annotate(ctx, call.Params.Name, call.Params.Meta, a.annotationLookup(next, call), res)
+	if out != res && NeedsResultType(protocolVersion(req)) {
+		out = withResultType(out)
+	}
+	return out, nil
+}
+
+// annotationLookup is where a failure's tool annotations come from: the
+// configured source, else the server the middleware is installed on. It is
+// made only for a failure, so that a successful call allocates no closure.
+func (a *Annotator) annotationLookup(next mcp.MethodHandler, call *mcp.CallToolRequest) func(context.Context, string) *mcp.ToolAnnotations {
+	if a.cfg.Annotations != nil || call.Session == nil {
+		return nil // annotate falls back to the configured source
+	}
+	return func(ctx context.Context, tool string) *mcp.ToolAnnotations {
+		return annotationsFromServer(ctx, next, call.Session, tool)
+	}
 }
 
 // operationInfo reads what the conventions record from a request.
@@ -188,7 +218,7 @@ func operationInfo(method string, req mcp.Request) OperationInfo {
 }
 
 // outcomeOf reads how a request ended, for its span and metric.
-func outcomeOf(result mcp.Result, err error) Outcome {
+func (a *Annotator) outcomeOf(result mcp.Result, err error) Outcome {
 	if err != nil {
 		var werr *jsonrpc.Error
 		if errors.As(err, &werr) {
@@ -201,8 +231,10 @@ func outcomeOf(result mcp.Result, err error) Outcome {
 		return Outcome{}
 	}
 	out := Outcome{ToolError: true}
-	if tf, present, err := Parse(res); present && err == nil {
-		out.Failure = &tf
+	if v, ok := res.Meta[a.cfg.MetaKey]; ok {
+		if tf, err := parseObject(v); err == nil {
+			out.Failure = &tf
+		}
 	}
 	return out
 }
@@ -232,7 +264,7 @@ func (a *Annotator) annotate(ctx context.Context, tool string, requestMeta map[s
 		return res
 	}
 	a.failed.Add(1)
-	if _, ok := res.Meta[MetaKey]; ok {
+	if _, ok := res.Meta[a.cfg.MetaKey]; ok {
 		// The tool (or a relay before us) classified this failure itself,
 		// and its correlation ID is the one its logs know. A second ID
 		// would split the trail, so the result stays exactly as it is.
@@ -267,7 +299,7 @@ func (a *Annotator) annotate(ctx context.Context, tool string, requestMeta map[s
 			if out.Meta == nil {
 				out.Meta = mcp.Meta{}
 			}
-			out.Meta[MetaKey] = obj
+			out.Meta[a.cfg.MetaKey] = obj
 			a.classified.Add(1)
 			return &out
 		}
@@ -396,6 +428,22 @@ func Traceparent(meta map[string]any) string {
 	return tp
 }
 
+// metaKeyPattern is MCP's form of a _meta key with a prefix: dot-separated
+// labels (reverse DNS), a slash, and a name.
+var metaKeyPattern = regexp.MustCompile(`^[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?)*/[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`)
+
+// CheckMetaKey reports whether key can name the toolFailure object and the
+// extension: a prefixed _meta key as MCP defines it, such as the
+// proposal's io.modelcontextprotocol/toolFailure or a vendor's
+// com.example/toolFailure. An unprefixed key would collide with the keys
+// MCP reserves for itself.
+func CheckMetaKey(key string) error {
+	if !metaKeyPattern.MatchString(key) {
+		return fmt.Errorf("%q is not a prefixed _meta key such as com.example/toolFailure", key)
+	}
+	return nil
+}
+
 // ExtensionVersion is the version of the toolFailure proposal this package
 // implements, as it advertises it under capabilities.extensions.
 const ExtensionVersion = "draft-2026-12"
@@ -407,30 +455,30 @@ const ExtensionVersion = "draft-2026-12"
 // client can tell a server that attaches the key on purpose from one whose
 // _meta happens to carry it. The result is copied, never modified: the
 // server may reuse it.
-func advertise(result mcp.Result) mcp.Result {
+func (a *Annotator) advertise(result mcp.Result) mcp.Result {
 	switch r := result.(type) {
 	case *mcp.InitializeResult:
 		if r != nil {
 			out := *r
-			out.Capabilities = withExtension(r.Capabilities)
+			out.Capabilities = withExtension(r.Capabilities, a.cfg.MetaKey)
 			return &out
 		}
 	case *mcp.DiscoverResult:
 		if r != nil {
 			out := *r
-			out.Capabilities = withExtension(r.Capabilities)
+			out.Capabilities = withExtension(r.Capabilities, a.cfg.MetaKey)
 			return &out
 		}
 	}
 	return result
 }
 
-func withExtension(c *mcp.ServerCapabilities) *mcp.ServerCapabilities {
+func withExtension(c *mcp.ServerCapabilities, name string) *mcp.ServerCapabilities {
 	var caps mcp.ServerCapabilities
 	if c != nil {
 		caps = *c
 	}
 	caps.Extensions = maps.Clone(caps.Extensions)
-	caps.AddExtension(MetaKey, map[string]any{"version": ExtensionVersion})
+	caps.AddExtension(name, map[string]any{"version": ExtensionVersion})
 	return &caps
 }

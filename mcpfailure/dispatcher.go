@@ -40,6 +40,15 @@ const (
 	DefaultInitialBackoff = 200 * time.Millisecond
 	DefaultMaxBackoff     = 5 * time.Second
 	DefaultJitter         = 0.2
+	// A throttled server is asking for less traffic, not for a second try
+	// in a moment: the AWS SDKs start throttling backoff at 500 ms against
+	// 100 ms for other errors and cap every delay at 20 s
+	// (THROTTLING_RETRY_DELAY_BASE, DEFAULT_RETRY_DELAY_BASE and
+	// MAXIMUM_RETRY_DELAY in @smithy/util-retry's constants). The same
+	// ratio over this package's transient backoff gives 1 s, and the cap
+	// is AWS's.
+	DefaultThrottleInitialBackoff = time.Second
+	DefaultThrottleMaxBackoff     = 20 * time.Second
 )
 
 // DispatcherConfig bounds what a Dispatcher may do. Zero values mean the
@@ -65,6 +74,22 @@ type DispatcherConfig struct {
 	// outage do not all come back in the same millisecond. Zero means
 	// DefaultJitter; a negative value turns jitter off.
 	Jitter float64
+	// ThrottleInitialBackoff and ThrottleMaxBackoff take the place of
+	// InitialBackoff and MaxBackoff when the failure is throttling (see
+	// Report.Throttled). Zero means the defaults above.
+	ThrottleInitialBackoff time.Duration
+	ThrottleMaxBackoff     time.Duration
+	// MetaKey is the name under which the dispatcher reads the toolFailure
+	// object in a result's _meta and the extension in the server's
+	// capabilities.extensions. Empty means MetaKey, the proposal's name; a
+	// deployment that runs the draft under a vendor prefix until the
+	// extension is accepted sets its own, on both sides.
+	MetaKey string
+	// Budget is the retry budget of the server this session reaches. Nil
+	// means a budget of this Dispatcher's own with the default settings;
+	// dispatchers whose sessions reach the same server should share one,
+	// so that the bound holds per server rather than per session.
+	Budget *RetryBudget
 	// Logger receives a debug line per retry. Nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -105,8 +130,26 @@ type Report struct {
 	// the proposal; the object was then ignored.
 	Malformed error
 	// Idempotent reports the tool's idempotentHint as it counted: always
-	// false for an untrusted server.
+	// false for an untrusted server, and for a key that cannot drive a
+	// retry (not advertised), since the tool list is then not read.
 	Idempotent bool
+	// Advertised reports that the server advertised the extension under
+	// the configured key (capabilities.extensions, SEP-2133). A key from a
+	// server that did not is reported but never drives a retry.
+	Advertised bool
+	// Throttled reports that the last failure was taken as throttling and
+	// waited for with the throttling backoff: it names retryNotBefore (the
+	// server is pacing its clients; a Retry-After or a gRPC RetryInfo is
+	// where the service takes it from) or its code names a rate limit
+	// (RateLimitCode).
+	Throttled bool
+	// Reissues counts the attempts that re-sent the call after the
+	// transport lost its response. Each is a retry, counted in Attempts
+	// and Waits and paid for from the budget.
+	Reissues int
+	// TransportError is the error the last attempt ended in when the
+	// transport, not the server, ended it.
+	TransportError error
 }
 
 // NewDispatcher returns a Dispatcher for session.
@@ -114,8 +157,21 @@ func NewDispatcher(session *mcp.ClientSession, cfg DispatcherConfig) (*Dispatche
 	if session == nil {
 		return nil, errors.New("mcpfailure: NewDispatcher needs a client session")
 	}
-	if cfg.MaxAttempts < 0 || cfg.MaxElapsed < 0 || cfg.InitialBackoff < 0 || cfg.MaxBackoff < 0 || cfg.Jitter > 1 {
+	if cfg.MaxAttempts < 0 || cfg.MaxElapsed < 0 || cfg.InitialBackoff < 0 || cfg.MaxBackoff < 0 || cfg.Jitter > 1 ||
+		cfg.ThrottleInitialBackoff < 0 || cfg.ThrottleMaxBackoff < 0 {
 		return nil, fmt.Errorf("mcpfailure: DispatcherConfig out of range: %+v", cfg)
+	}
+	if cfg.MetaKey == "" {
+		cfg.MetaKey = MetaKey
+	}
+	if cfg.ThrottleInitialBackoff == 0 {
+		cfg.ThrottleInitialBackoff = DefaultThrottleInitialBackoff
+	}
+	if cfg.ThrottleMaxBackoff == 0 {
+		cfg.ThrottleMaxBackoff = DefaultThrottleMaxBackoff
+	}
+	if cfg.Budget == nil {
+		cfg.Budget, _ = NewRetryBudget(RetryBudgetConfig{})
 	}
 	if cfg.MaxAttempts == 0 {
 		cfg.MaxAttempts = DefaultMaxAttempts
@@ -141,6 +197,9 @@ func NewDispatcher(session *mcp.ClientSession, cfg DispatcherConfig) (*Dispatche
 	return &Dispatcher{session: session, cfg: cfg}, nil
 }
 
+// Budget returns the retry budget the Dispatcher draws on.
+func (d *Dispatcher) Budget() *RetryBudget { return d.cfg.Budget }
+
 // CallTool calls the tool as ClientSession.CallTool does and retries where
 // the proposal allows it. It returns the last result, a report, and the
 // last error:
@@ -150,22 +209,28 @@ func NewDispatcher(session *mcp.ClientSession, cfg DispatcherConfig) (*Dispatche
 //   - A protocol error (*jsonrpc.Error, found with errors.As) is mapped to a
 //     failure (see ProtocolFailure), decided on by the same rules, and
 //     returned as the error when the last attempt ended in it.
-//   - A transport error or a cancelled context ends the call at once and is
-//     returned; the result is then the last one received, possibly nil.
+//   - A transport error that lost the call's response (see Report.Reissues)
+//     is re-issued under the rules of a retry; otherwise, and for a closed
+//     session or a cancelled context, the call ends at once with that
+//     error and the last result received, possibly nil.
 func (d *Dispatcher) CallTool(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, *Report, error) {
 	if params == nil {
 		return nil, nil, errors.New("mcpfailure: CallTool needs params with a tool name")
 	}
 	start := time.Now()
-	rep := &Report{Tool: params.Name}
+	rep := &Report{Tool: params.Name, Advertised: d.advertised()}
 	defer func() { rep.Elapsed = time.Since(start) }()
+	// paid is what the retry that led to the current attempt took from the
+	// budget: a success gives it back, as in the AWS SDKs' standard mode.
+	paid := 0
 
 	for {
 		res, err := d.session.CallTool(ctx, params)
 		rep.Attempts++
 
 		var tf ToolFailure
-		rep.ProtocolError = nil
+		fromKey, reissue := false, false
+		rep.ProtocolError, rep.TransportError = nil, nil
 		var rpcErr *jsonrpc.Error
 		switch {
 		case err != nil && errors.As(err, &rpcErr):
@@ -176,7 +241,14 @@ func (d *Dispatcher) CallTool(ctx context.Context, params *mcp.CallToolParams) (
 				return res, rep.stop(fmt.Sprintf("protocol error %d with no toolFailure mapping", rpcErr.Code)), err
 			}
 			tf = mapped
+		case err != nil && ctx.Err() == nil && lostResponse(err):
+			rep.ToolFailure = ToolFailure{}
+			rep.TransportError = err
+			reissue = true
 		case err != nil:
+			if ctx.Err() == nil {
+				rep.TransportError = err
+			}
 			return res, rep.stop("call failed: " + err.Error()), err
 		case res == nil:
 			return nil, rep.stop("no result"), errors.New("mcpfailure: tools/call returned neither a result nor an error")
@@ -186,9 +258,10 @@ func (d *Dispatcher) CallTool(ctx context.Context, params *mcp.CallToolParams) (
 			} else {
 				rep.Action, rep.Reason = ActionNone, "succeeded"
 			}
+			d.cfg.Budget.succeeded(paid)
 			return res, rep, nil
 		default:
-			parsed, present, perr := Parse(res)
+			parsed, present, perr := d.parse(res)
 			if !present || perr != nil {
 				rep.ToolFailure = ToolFailure{}
 				rep.Malformed = perr
@@ -204,30 +277,44 @@ func (d *Dispatcher) CallTool(ctx context.Context, params *mcp.CallToolParams) (
 				rep.Action, rep.Reason = ActionNone, what+"; returned as is"
 				return res, rep, nil
 			}
-			tf = parsed
-		}
-		rep.ToolFailure = tf
-		if tf.CorrelationID != "" {
-			rep.CorrelationIDs = append(rep.CorrelationIDs, tf.CorrelationID)
+			tf, fromKey = parsed, true
 		}
 
-		wait, why := d.retryWait(ctx, rep, start)
-		if why != "" {
-			if tf.Class == ClassGovernance {
-				rep.Action, rep.Reason = ActionAskUser, why
-				return res, rep, err
+		var wait time.Duration
+		var why string
+		rep.Throttled = false
+		if reissue {
+			wait, paid, why = d.reissueWait(ctx, rep, start)
+			if why != "" {
+				return res, rep.stop("call failed: " + err.Error() + "; not re-issued: " + why), err
 			}
-			return res, rep.stop(why), err
+			rep.Reissues++
+		} else {
+			rep.ToolFailure = tf
+			if tf.CorrelationID != "" {
+				rep.CorrelationIDs = append(rep.CorrelationIDs, tf.CorrelationID)
+			}
+			wait, paid, why = d.retryWait(ctx, rep, start, fromKey)
+			if why != "" {
+				if tf.Class == ClassGovernance {
+					rep.Action, rep.Reason = ActionAskUser, why
+					return res, rep, err
+				}
+				return res, rep.stop(why), err
+			}
 		}
 		rep.Waits = append(rep.Waits, wait)
 		d.cfg.Logger.DebugContext(ctx, "toolfailure: retrying tool call",
 			slog.String("tool", params.Name), slog.Int("attempt", rep.Attempts),
 			slog.String("code", tf.Code), slog.String("correlationId", tf.CorrelationID),
-			slog.Duration("wait", wait))
+			slog.Bool("reissue", reissue), slog.Duration("wait", wait))
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
+			// The retry was paid for and not made: the server saw no
+			// load from it, so the tokens go back.
+			d.cfg.Budget.refund(paid)
 			return res, rep.stop("context ended while waiting to retry"), ctx.Err()
 		case <-t.C:
 		}
@@ -239,53 +326,119 @@ func (r *Report) stop(reason string) *Report {
 	return r
 }
 
+// parse reads the toolFailure object under the configured key, as Parse
+// does under the proposal's.
+func (d *Dispatcher) parse(res *mcp.CallToolResult) (ToolFailure, bool, error) {
+	v, ok := res.Meta[d.cfg.MetaKey]
+	if !ok {
+		return ToolFailure{}, false, nil
+	}
+	tf, err := parseObject(v)
+	return tf, true, err
+}
+
+// advertised reports whether the server advertised the extension under the
+// configured key. Any object counts, whatever its version: the versions of
+// the draft are compatible on the wire, and a missing or non-object entry
+// is what marks a server that does not implement it. Without an initialize
+// result (no handshake) nothing was advertised.
+func (d *Dispatcher) advertised() bool {
+	ir := d.session.InitializeResult()
+	if ir == nil || ir.Capabilities == nil {
+		return false
+	}
+	_, ok := ir.Capabilities.Extensions[d.cfg.MetaKey].(map[string]any)
+	return ok
+}
+
+// lostResponse reports whether a transport error may have lost the response
+// of a call the server received: the case of a response stream that broke
+// before the response (the go-sdk's streamable client then ends the call
+// with an error of its own rather than re-issuing it, which since protocol
+// 2026-07-28 is the client's job). A closed session is not: a re-issue on
+// it fails at once, and the caller has to reconnect.
+func lostResponse(err error) bool {
+	return !errors.Is(err, mcp.ErrConnectionClosed) && !errors.Is(err, mcp.ErrSessionMissing) &&
+		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
 // retryWait applies the client rules to the failure in rep. It returns the
-// pause before the next attempt, or a non-empty reason why there is none.
-func (d *Dispatcher) retryWait(ctx context.Context, rep *Report, start time.Time) (time.Duration, string) {
+// pause before the next attempt and the tokens paid for it, or a non-empty
+// reason why there is none. fromKey says that the failure is the server's
+// own object rather than this package's mapping of a protocol error.
+func (d *Dispatcher) retryWait(ctx context.Context, rep *Report, start time.Time, fromKey bool) (time.Duration, int, string) {
 	tf := rep.ToolFailure
 	switch {
 	case tf.Class == ClassCapability:
-		return 0, fmt.Sprintf("capability failure (%s): retrying cannot help", tf.Code)
+		return 0, 0, fmt.Sprintf("capability failure (%s): retrying cannot help", tf.Code)
 	case tf.Class == ClassGovernance:
-		return 0, fmt.Sprintf("governance failure (%s): a person has to act; never retried automatically", tf.Code)
+		return 0, 0, fmt.Sprintf("governance failure (%s): a person has to act; never retried automatically", tf.Code)
 	case tf.Class != ClassReliability:
-		return 0, "unknown class"
+		return 0, 0, "unknown class"
 	case !tf.Retryable:
-		return 0, fmt.Sprintf("reliability failure (%s) not marked retryable", tf.Code)
+		return 0, 0, fmt.Sprintf("reliability failure (%s) not marked retryable", tf.Code)
 	case !d.cfg.Trusted:
-		return 0, "retryable, but the server is not trusted, so its idempotentHint does not count"
+		return 0, 0, "retryable, but the server is not trusted, so its idempotentHint does not count"
+	case fromKey && !rep.Advertised:
+		return 0, 0, fmt.Sprintf("retryable, but the server did not advertise the extension (capabilities.extensions[%q]), so its key is not trusted", d.cfg.MetaKey)
 	}
+	rep.Throttled = throttled(tf)
+	initial, ceiling := d.cfg.InitialBackoff, d.cfg.MaxBackoff
+	if rep.Throttled {
+		initial, ceiling = d.cfg.ThrottleInitialBackoff, d.cfg.ThrottleMaxBackoff
+	}
+	return d.nextAttempt(ctx, rep, start, initial, ceiling, tf.RetryNotBefore, d.cfg.Budget.cfg.RetryCost, "retryable")
+}
+
+// reissueWait decides on re-sending a call whose response the transport
+// lost. A re-issue is a retry: the server may have run the call, so the
+// same idempotency rules hold, and it is paid for at the timeout cost, as
+// the AWS SDKs pay for a retry after a timeout or a dropped connection.
+func (d *Dispatcher) reissueWait(ctx context.Context, rep *Report, start time.Time) (time.Duration, int, string) {
+	if !d.cfg.Trusted {
+		return 0, 0, "the server is not trusted, so its idempotentHint does not count"
+	}
+	return d.nextAttempt(ctx, rep, start, d.cfg.InitialBackoff, d.cfg.MaxBackoff, time.Time{}, d.cfg.Budget.cfg.TimeoutRetryCost, "re-issuable")
+}
+
+// nextAttempt holds what every retry needs: a trusted idempotentHint, an
+// attempt left, a start within the time bounds, and tokens in the budget
+// (taken last, so that a retry refused for another reason costs nothing).
+func (d *Dispatcher) nextAttempt(ctx context.Context, rep *Report, start time.Time, initial, ceiling time.Duration, notBefore time.Time, cost int, what string) (time.Duration, int, string) {
 	idem, err := d.idempotent(ctx, rep.Tool)
 	rep.Idempotent = idem
 	switch {
 	case err != nil:
-		return 0, "retryable, but the tool list could not be read to check idempotentHint: " + err.Error()
+		return 0, 0, what + ", but the tool list could not be read to check idempotentHint: " + err.Error()
 	case !idem:
-		return 0, "retryable, but the tool's idempotentHint is not true"
+		return 0, 0, what + ", but the tool's idempotentHint is not true"
 	case rep.Attempts >= d.cfg.MaxAttempts:
-		return 0, fmt.Sprintf("retryable, but %d attempts were made, the maximum", rep.Attempts)
+		return 0, 0, fmt.Sprintf("%s, but %d attempts were made, the maximum", what, rep.Attempts)
 	}
 
 	now := time.Now()
-	wait := min(d.cfg.InitialBackoff<<(rep.Attempts-1), d.cfg.MaxBackoff)
+	wait := min(initial<<(rep.Attempts-1), ceiling)
 	if wait <= 0 { // shifted past the int64 range
-		wait = d.cfg.MaxBackoff
+		wait = ceiling
 	}
-	if !tf.RetryNotBefore.IsZero() {
-		wait = max(wait, tf.RetryNotBefore.Sub(now))
+	if !notBefore.IsZero() {
+		wait = max(wait, notBefore.Sub(now))
 	}
 	if d.cfg.Jitter > 0 {
 		wait += time.Duration(rand.Float64() * d.cfg.Jitter * float64(wait))
 	}
 	next := now.Add(wait)
 	if next.After(start.Add(d.cfg.MaxElapsed)) {
-		return 0, fmt.Sprintf("retryable, but the next attempt (not before %s) falls outside the %s budget",
-			next.Format(time.RFC3339), d.cfg.MaxElapsed)
+		return 0, 0, fmt.Sprintf("%s, but the next attempt (not before %s) falls outside the %s budget",
+			what, next.Format(time.RFC3339), d.cfg.MaxElapsed)
 	}
 	if dl, ok := ctx.Deadline(); ok && next.After(dl) {
-		return 0, "retryable, but the next attempt falls after the context's deadline"
+		return 0, 0, what + ", but the next attempt falls after the context's deadline"
 	}
-	return wait, ""
+	if left, ok := d.cfg.Budget.take(cost); !ok {
+		return 0, 0, fmt.Sprintf("%s, but the server's retry budget is spent (%d tokens left, the retry costs %d)", what, left, cost)
+	}
+	return wait, cost, ""
 }
 
 // idempotent reports the tool's idempotentHint from the server's tool list,

@@ -62,7 +62,10 @@ func TestRetryIdempotentTrusted(t *testing.T) {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
 			_, ts, cs := setupDispatch(t, transport)
-			d := newDispatcher(t, cs, mcpfailure.DispatcherConfig{Trusted: true})
+			// A retryNotBefore makes the failure throttling; its backoff set
+			// to the transient one leaves retryNotBefore alone in charge of
+			// the waits, which is what this test pins.
+			d := newDispatcher(t, cs, mcpfailure.DispatcherConfig{Trusted: true, ThrottleInitialBackoff: mcpfailure.DefaultInitialBackoff})
 
 			res, rep, err := d.CallTool(t.Context(), &mcp.CallToolParams{Name: "self_tagged"})
 			if err != nil {

@@ -38,7 +38,24 @@ type dispatchVector struct {
 		InitialBackoffMs int64   `json:"initialBackoffMs"`
 		MaxBackoffMs     int64   `json:"maxBackoffMs"`
 		Jitter           float64 `json:"jitter"`
+		// ThrottleInitialBackoffMs and ThrottleMaxBackoffMs are the backoff
+		// for throttling failures (0 means the default).
+		ThrottleInitialBackoffMs int64 `json:"throttleInitialBackoffMs"`
+		ThrottleMaxBackoffMs     int64 `json:"throttleMaxBackoffMs"`
+		// MetaKey is the key's configured name ("" means the proposal's).
+		MetaKey string `json:"metaKey"`
+		// Budget sets the server's retry budget, full at the start; absent
+		// means the defaults.
+		Budget *struct {
+			Capacity         int `json:"capacity"`
+			RetryCost        int `json:"retryCost"`
+			TimeoutRetryCost int `json:"timeoutRetryCost"`
+			SuccessRefund    int `json:"successRefund"`
+		} `json:"budget"`
 	} `json:"config"`
+	// ServerExtensions is what the server advertises in
+	// capabilities.extensions; without the key, it did not advertise it.
+	ServerExtensions map[string]map[string]any `json:"serverExtensions"`
 	// DeadlineMs and AbortAtMs are offsets from the start: the caller's
 	// deadline, and the moment the caller cancels.
 	DeadlineMs     *int64          `json:"deadlineMs"`
@@ -73,6 +90,13 @@ type vectorExpect struct {
 	Idempotent     bool       `json:"idempotent"`
 	Malformed      bool       `json:"malformed"`
 	ProtocolError  *int64     `json:"protocolError"`
+	// Advertised is the report's view of the server's capabilities;
+	// Throttled, when present, whether the last failure was taken as
+	// throttling; BudgetTokens, when present, what the server's retry
+	// budget holds after the call.
+	Advertised   bool  `json:"advertised"`
+	Throttled    *bool `json:"throttled"`
+	BudgetTokens *int  `json:"budgetTokens"`
 	// Error is the kind of error the call ends in: "" (none), "protocol"
 	// or "aborted".
 	Error string `json:"error"`
@@ -130,7 +154,15 @@ func runDispatchVector(t *testing.T, v *dispatchVector) {
 	shift := start.UnixMilli() - v.StartMs
 	at := func(offsetMs int64) time.Time { return start.Add(time.Duration(offsetMs) * time.Millisecond) }
 
-	s := mcp.NewServer(&mcp.Implementation{Name: "vector", Version: "v1"}, nil)
+	metaKey := v.Config.MetaKey
+	if metaKey == "" {
+		metaKey = mcpfailure.MetaKey
+	}
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
+	for name, settings := range v.ServerExtensions {
+		caps.AddExtension(name, settings)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "vector", Version: "v1"}, &mcp.ServerOptions{Capabilities: caps})
 	var mu sync.Mutex
 	var callsAt []int64
 	for _, tool := range v.Tools {
@@ -154,7 +186,7 @@ func runDispatchVector(t *testing.T, v *dispatchVector) {
 				return nil, &e
 			}
 			res := &mcp.CallToolResult{}
-			if err := json.Unmarshal(shiftResult(t, step.Result, shift), res); err != nil {
+			if err := json.Unmarshal(shiftResult(t, step.Result, metaKey, shift), res); err != nil {
 				t.Fatalf("step %d result: %v", n+1, err)
 			}
 			return res, nil
@@ -184,9 +216,20 @@ func runDispatchVector(t *testing.T, v *dispatchVector) {
 
 	c := v.Config
 	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+	var budget *mcpfailure.RetryBudget
+	if b := c.Budget; b != nil {
+		budget, err = mcpfailure.NewRetryBudget(mcpfailure.RetryBudgetConfig{
+			Capacity: b.Capacity, RetryCost: b.RetryCost, TimeoutRetryCost: b.TimeoutRetryCost, SuccessRefund: b.SuccessRefund,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	d := newDispatcher(t, cs, mcpfailure.DispatcherConfig{
 		Trusted: c.Trusted, MaxAttempts: c.MaxAttempts, MaxElapsed: ms(c.MaxElapsedMs),
 		InitialBackoff: ms(c.InitialBackoffMs), MaxBackoff: ms(c.MaxBackoffMs), Jitter: c.Jitter,
+		ThrottleInitialBackoff: ms(c.ThrottleInitialBackoffMs), ThrottleMaxBackoff: ms(c.ThrottleMaxBackoffMs),
+		MetaKey: c.MetaKey, Budget: budget,
 	})
 	ctx := t.Context()
 	if v.DeadlineMs != nil {
@@ -207,12 +250,21 @@ func runDispatchVector(t *testing.T, v *dispatchVector) {
 	}
 	res, rep, err := d.CallTool(ctx, params)
 	checkVector(t, v.Expect, res, rep, err, callsAt, shift)
+	if e := v.Expect.BudgetTokens; e != nil && d.Budget().Tokens() != *e {
+		t.Errorf("budget holds %d tokens after the call, want %d", d.Budget().Tokens(), *e)
+	}
 }
 
 func checkVector(t *testing.T, e vectorExpect, res *mcp.CallToolResult, rep *mcpfailure.Report, err error, callsAt []int64, shift int64) {
 	t.Helper()
 	if rep == nil {
 		t.Fatalf("no report; err %v", err)
+	}
+	if rep.Advertised != e.Advertised {
+		t.Errorf("advertised %v, want %v", rep.Advertised, e.Advertised)
+	}
+	if e.Throttled != nil && rep.Throttled != *e.Throttled {
+		t.Errorf("throttled %v, want %v", rep.Throttled, *e.Throttled)
 	}
 	if string(rep.Action) != e.Action {
 		t.Errorf("action %q, want %q (reason: %s)", rep.Action, e.Action, rep.Reason)
@@ -324,7 +376,7 @@ func textOf(res *mcp.CallToolResult) string {
 // shiftResult moves an integral retryNotBefore of the result's toolFailure
 // object into the bubble's time; anything else (a malformed value
 // included) is left exactly as the vector has it.
-func shiftResult(t *testing.T, raw json.RawMessage, shift int64) json.RawMessage {
+func shiftResult(t *testing.T, raw json.RawMessage, metaKey string, shift int64) json.RawMessage {
 	t.Helper()
 	var res map[string]any
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
@@ -333,7 +385,7 @@ func shiftResult(t *testing.T, raw json.RawMessage, shift int64) json.RawMessage
 		t.Fatalf("result: %v", err)
 	}
 	meta, _ := res["_meta"].(map[string]any)
-	if tf, ok := meta[mcpfailure.MetaKey].(map[string]any); ok {
+	if tf, ok := meta[metaKey].(map[string]any); ok {
 		if n, ok := tf["retryNotBefore"].(json.Number); ok {
 			if ms, err := n.Int64(); err == nil {
 				tf["retryNotBefore"] = ms + shift

@@ -67,10 +67,14 @@ func ExampleProtocolFailure() {
 }
 
 // A Dispatcher retries a retryable reliability failure of an idempotent tool
-// on a trusted server, no earlier than the server allows.
+// on a trusted server that advertises the extension.
 func ExampleDispatcher() {
 	ctx := context.Background()
-	server := mcp.NewServer(&mcp.Implementation{Name: "inventory", Version: "v1"}, nil)
+	// This server classifies its own failures, and says so in its
+	// capabilities; a key from a server that does not is never retried on.
+	caps := &mcp.ServerCapabilities{}
+	caps.AddExtension(mcpfailure.MetaKey, map[string]any{"version": mcpfailure.ExtensionVersion})
+	server := mcp.NewServer(&mcp.Implementation{Name: "inventory", Version: "v1"}, &mcp.ServerOptions{Capabilities: caps})
 	calls := 0
 	server.AddTool(&mcp.Tool{
 		Name:        "get_stock",
@@ -78,14 +82,12 @@ func ExampleDispatcher() {
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, ReadOnlyHint: true},
 	}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if calls++; calls < 3 {
-			// This server classifies its own failures.
 			return &mcp.CallToolResult{
 				Content: []mcp.Content{&mcp.TextContent{Text: "inventory busy"}},
 				IsError: true,
 				Meta: mcp.Meta{mcpfailure.MetaKey: map[string]any{
 					"class": "reliability", "code": "retryable_transient_error", "retryable": true,
-					"retryNotBefore": time.Now().Add(50 * time.Millisecond).UnixMilli(),
-					"correlationId":  fmt.Sprintf("tf_example_%d", calls),
+					"correlationId": fmt.Sprintf("tf_example_%d", calls),
 				}},
 			}, nil
 		}

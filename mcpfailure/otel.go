@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -51,7 +53,21 @@ type TelemetryConfig struct {
 type Telemetry struct {
 	tracer   trace.Tracer
 	duration metric.Float64Histogram
+
+	// spanNames holds "tools/call NAME" per tool, so that a call does not
+	// build its span's name anew; bounded by maxSpanNames, since the
+	// names come from clients.
+	spanNames  sync.Map
+	namesCount atomic.Int32
 }
+
+// serverSpan are the options of every span Start starts, made once: built
+// per call, the option and the variadic slice are two allocations.
+var serverSpan = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
+
+// maxSpanNames bounds Telemetry.spanNames: a server has a few dozen tools,
+// and a client that sends endless unknown names only costs the concatenation.
+const maxSpanNames = 1024
 
 // NewTelemetry returns a Telemetry on cfg's providers.
 func NewTelemetry(cfg TelemetryConfig) (*Telemetry, error) {
@@ -100,14 +116,21 @@ type Operation struct {
 // is enabled: with no OpenTelemetry SDK installed, the middleware's cost on
 // a successful call stays a few allocations (BenchmarkMiddlewareSuccess).
 func (t *Telemetry) Start(ctx context.Context, info OperationInfo) (context.Context, *Operation) {
+	ctx, op := t.start(ctx, info)
+	return ctx, &op
+}
+
+// start is Start returning the Operation by value, for the middleware, whose
+// operation lives only as long as the call: one allocation less per call.
+func (t *Telemetry) start(ctx context.Context, info OperationInfo) (context.Context, Operation) {
 	name := info.Method
 	if info.Method == "tools/call" {
-		name += " " + info.Tool
+		name = t.spanName(info.Tool)
 	}
 	if carrier := metaCarrier(info.RequestMeta); carrier.Get("traceparent") != "" {
 		ctx = propagation.TraceContext{}.Extract(ctx, carrier)
 	}
-	ctx, span := t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer))
+	ctx, span := t.tracer.Start(ctx, name, serverSpan...)
 	if span.IsRecording() {
 		attrs := info.attributes()
 		if info.SessionID != "" {
@@ -121,7 +144,21 @@ func (t *Telemetry) Start(ctx context.Context, info OperationInfo) (context.Cont
 		}
 		span.SetAttributes(attrs...)
 	}
-	return ctx, &Operation{t: t, span: span, start: time.Now(), info: info}
+	return ctx, Operation{t: t, span: span, start: time.Now(), info: info}
+}
+
+// spanName is the span name of a tools/call of tool.
+func (t *Telemetry) spanName(tool string) string {
+	if v, ok := t.spanNames.Load(tool); ok {
+		return v.(string)
+	}
+	name := "tools/call " + tool
+	if t.namesCount.Load() < maxSpanNames {
+		if _, loaded := t.spanNames.LoadOrStore(tool, name); !loaded {
+			t.namesCount.Add(1)
+		}
+	}
+	return name
 }
 
 // attributes are those the span and the metric share.

@@ -156,6 +156,11 @@ func TestGoDispatcherAgainstTypeScriptServer(t *testing.T) {
 		t.Fatalf("connect to the TypeScript server: %v", err)
 	}
 	t.Cleanup(func() { _ = cs.Close() })
+	// The reporter advertises the extension as the Go middleware does, at
+	// the same version, so that a Go client trusts the key from either.
+	if ext, ok := cs.InitializeResult().Capabilities.Extensions[mcpfailure.MetaKey].(map[string]any); !ok || ext["version"] != mcpfailure.ExtensionVersion {
+		t.Errorf("the TypeScript server advertises %v, want %s at version %s", cs.InitializeResult().Capabilities.Extensions, mcpfailure.MetaKey, mcpfailure.ExtensionVersion)
+	}
 	d := newDispatcher(t, cs, mcpfailure.DispatcherConfig{Trusted: true})
 
 	cases := []struct {

@@ -8,8 +8,9 @@ import (
 
 func newConformCmd() *cobra.Command {
 	var (
-		strict bool
-		now    string
+		strict  bool
+		now     string
+		version string
 	)
 	cmd := &cobra.Command{
 		Use:   "conform [flags] FILE…",
@@ -18,7 +19,8 @@ func newConformCmd() *cobra.Command {
 proposal's rules and the official MCP schema, and print each violation. Exits 0 when every
 file conforms and 1 otherwise.`,
 		Example: `  toolfailure conform toolfailure-demo/*.json
-  toolfailure conform result.json --strict`,
+  toolfailure conform result.json --strict
+  toolfailure conform result.json --protocol-version 2026-07-28`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErrorf("no files given (usage: %s)", cmd.UseLine())
@@ -35,6 +37,9 @@ file conforms and 1 otherwise.`,
 			if now != "" {
 				args = append(args, "--now", now)
 			}
+			if version != "" {
+				args = append(args, "--protocol-version", version)
+			}
 			args = append(append(args, "--"), files...)
 			if code := conformance.Main(args, cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
 				return exitSilently(code)
@@ -44,5 +49,6 @@ file conforms and 1 otherwise.`,
 	}
 	cmd.Flags().BoolVar(&strict, "strict", false, "fail on SHOULD findings too")
 	cmd.Flags().StringVar(&now, "now", "", "judge retryNotBefore as of this time")
+	cmd.Flags().StringVar(&version, "protocol-version", "", "MCP protocol version the results were sent under (from 2026-07-28 on, resultType is required)")
 	return cmd
 }

@@ -32,6 +32,7 @@ type proxyFlags struct {
 	maxSessions int
 	idle        time.Duration
 	listenToken *envString
+	metaKey     *envString
 	verbose     bool
 }
 
@@ -82,6 +83,7 @@ logged. Request IDs are relayed as they were written.`,
 	fs.IntVar(&f.maxSessions, "max-sessions", mcpproxy.DefaultMaxSessions, "with --listen: most sessions (for a command, child processes) open at once")
 	fs.DurationVar(&f.idle, "idle-timeout", mcpproxy.DefaultIdleTimeout, "with --listen: end a session after this long without a request or an open stream")
 	f.listenToken = envStringVar(fs, "listen-token", "TOOLFAILURE_PROXY_TOKEN", "", "with --listen: require Authorization: Bearer TOKEN")
+	f.metaKey = envStringVar(fs, "meta-key", "TOOLFAILURE_META_KEY", mcpfailure.MetaKey, "the _meta key failures carry and the name the extension is advertised under; a vendor prefix (com.example/toolFailure) runs the draft outside io.modelcontextprotocol, with the same name set in the clients")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log at debug level")
 	return cmd
 }
@@ -95,6 +97,10 @@ func runProxy(ctx context.Context, f proxyFlags, argv []string, stdout, stderr i
 		return 2
 	case f.upstream != "" && len(argv) > 0:
 		fmt.Fprintln(stderr, "toolfailure proxy: give either --upstream or a command, not both")
+		return 2
+	}
+	if err := mcpfailure.CheckMetaKey(f.metaKey.Get()); err != nil {
+		fmt.Fprintf(stderr, "toolfailure proxy: --meta-key: %v\n", err)
 		return 2
 	}
 	// Without a key the proxy still starts and relays (fail-open); it says
@@ -135,6 +141,7 @@ func runProxy(ctx context.Context, f proxyFlags, argv []string, stdout, stderr i
 		Server:          f.label,
 		Budget:          f.budget,
 		MaxMessageBytes: f.maxMessage,
+		MetaKey:         f.metaKey.Get(),
 		Logger:          logger,
 	})
 	if err != nil {

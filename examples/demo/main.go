@@ -25,6 +25,10 @@
 // with an API key: the only thing in-process about the demo is that the
 // service, the servers and the client run in one binary.
 //
+// Part 3, the reviewer's packet: where each requirement of the proposal is
+// implemented and tested, generated from the official scenario's
+// traceability file (conformance/sep-3313).
+//
 // With -server and -key it uses a running service instead (the key needs
 // the report and lookup scopes). With -out it writes every tool result the
 // client received, one JSON file per attempt, for the conformance checker.
@@ -167,6 +171,9 @@ func demo(ctx context.Context, o options, w, logw io.Writer) error {
 		fmt.Fprintln(w, skippedLine+why)
 	} else if err := thirdParty(ctx, w, logw, len(scenarios)+1, fsrv, serviceURL, key, rec); err != nil {
 		return fmt.Errorf("third-party server part: %w", err)
+	}
+	if err := printPacket(w, 3); err != nil {
+		return err
 	}
 	if outDir != "" {
 		files, err := rec.write(outDir)

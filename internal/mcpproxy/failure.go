@@ -56,7 +56,7 @@ func (s *session) annotate(ctx context.Context, c *call, raw json.RawMessage) (j
 	}
 	if meta, ok := lookup(members, "_meta"); ok {
 		if metaMembers, err := objectMembers(meta); err == nil {
-			if _, tagged := lookup(metaMembers, mcpfailure.MetaKey); tagged {
+			if _, tagged := lookup(metaMembers, s.p.cfg.MetaKey); tagged {
 				// The server classified the failure itself; its logs know
 				// that correlation ID, so the result stays exactly as it is.
 				return nil, nil, false
@@ -80,18 +80,26 @@ func (s *session) annotate(ctx context.Context, c *call, raw json.RawMessage) (j
 	if annotated == res {
 		return nil, nil, false // a miss; the Annotator logged and counted it
 	}
-	obj, err := marshalJSON(annotated.Meta[mcpfailure.MetaKey])
+	key := s.p.cfg.MetaKey
+	obj, err := marshalJSON(annotated.Meta[key])
 	if err != nil {
 		s.log.Error("toolfailure proxy: cannot encode the toolFailure object", slog.Any("error", err))
 		return nil, nil, false
 	}
-	out, err := withMetaKey(members, mcpfailure.MetaKey, obj)
+	if mcpfailure.NeedsResultType(c.version) {
+		// The proxy writes this result, so it answers for what the
+		// negotiated version requires of it, whatever the upstream sent.
+		if _, ok := lookup(members, "resultType"); !ok {
+			members = append(members, member{"resultType", json.RawMessage(`"complete"`)})
+		}
+	}
+	out, err := withMetaKey(members, key, obj)
 	if err != nil {
 		s.log.Error("toolfailure proxy: cannot add the toolFailure key", slog.Any("error", err))
 		return nil, nil, false
 	}
 	var failure *mcpfailure.ToolFailure
-	if tf, present, err := mcpfailure.Parse(annotated); present && err == nil {
+	if tf, present, err := mcpfailure.Parse(&mcp.CallToolResult{Meta: mcp.Meta{mcpfailure.MetaKey: annotated.Meta[key]}}); present && err == nil {
 		failure = &tf
 	}
 	return out, failure, true
@@ -107,6 +115,7 @@ func (s *session) annotatorFor() (*mcpfailure.Annotator, error) {
 			Budget:     s.p.cfg.Budget,
 			Logger:     s.log,
 			Telemetry:  s.p.cfg.Telemetry,
+			MetaKey:    s.p.cfg.MetaKey,
 		})
 	})
 	return s.annotator, s.annotatorErr
@@ -172,19 +181,45 @@ func decodeResult(members []member) *mcp.CallToolResult {
 	return out
 }
 
-// classifyProtocolError reports a JSON-RPC error answer to tools/call to the
-// service, so that it is recorded and counted with the other failures of the
-// tool. The answer itself was already forwarded as it came: the proposal
-// keeps protocol errors JSON-RPC errors, without the toolFailure key, so the
-// correlation ID goes to the log, where an operator can find it.
-func (s *session) classifyProtocolError(ctx context.Context, c *call, resp *jsonrpc.Response) {
+// recordsProtocolError reports whether a JSON-RPC error answer to tools/call
+// is recorded: every error of the upstream's but the echo of a client's
+// cancellation. The proxy cannot tell the upstream SDK's protocol errors
+// from the tool's own as the middleware can, so it records them all; the
+// service maps the standard codes (ProtocolFailure's table).
+func recordsProtocolError(err error) bool {
+	var werr *jsonrpc.Error
+	return errors.As(err, &werr) && werr.Code != codeRequestCancelled
+}
+
+// recordAndSendError records a JSON-RPC error answer to tools/call with the
+// service, so that it is counted with the other failures of the tool, and
+// sends it to the client with error.data.correlationId added, so that the
+// user has an ID to quote as for a failed result. Code, message and every
+// member of data the upstream wrote stay as they were; data that is not an
+// object (or that has a correlationId of its own) is not changed, and the
+// ID goes to the log only. The proposal keeps protocol errors JSON-RPC
+// errors, without the toolFailure key. When the service does not answer
+// within the budget the error goes out unchanged.
+func (s *session) recordAndSendError(ctx context.Context, c *call, resp *jsonrpc.Response) {
 	defer s.work.Done()
+	out := resp
+	if werr, id := s.classifyProtocolError(ctx, c, resp); id != "" {
+		if data, ok := mcpfailure.WithCorrelationID(werr.Data, id); ok {
+			out = &jsonrpc.Response{ID: resp.ID, Error: &jsonrpc.Error{Code: werr.Code, Message: werr.Message, Data: data}}
+		}
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	s.toClient(wctx, out)
+}
+
+// classifyProtocolError reports a JSON-RPC error answer to tools/call to the
+// service and returns the error and the correlation ID it was recorded
+// under ("" when it was not).
+func (s *session) classifyProtocolError(ctx context.Context, c *call, resp *jsonrpc.Response) (*jsonrpc.Error, string) {
 	var werr *jsonrpc.Error
 	if !errors.As(resp.Error, &werr) {
-		return
-	}
-	if werr.Code == codeRequestCancelled {
-		return // the client's own cancellation, echoed back
+		return nil, ""
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.p.cfg.Budget)
 	defer cancel()
@@ -209,16 +244,17 @@ func (s *session) classifyProtocolError(ctx context.Context, c *call, resp *json
 	}
 	res, err := s.classifier().Classify(ctx, req)
 	if err != nil {
-		s.log.Warn("toolfailure proxy: JSON-RPC error of a tool call not recorded", slog.String("tool", c.tool), slog.Int64("code", werr.Code), slog.Any("error", err))
-		return
+		s.log.Warn("toolfailure proxy: JSON-RPC error of a tool call not recorded; passed on unchanged", slog.String("tool", c.tool), slog.Int64("code", werr.Code), slog.Any("error", err))
+		return werr, ""
 	}
 	tf := res.GetToolFailure()
-	s.log.Info("toolfailure proxy: the upstream answered a tool call with a JSON-RPC error; passed on unchanged and recorded",
+	s.log.Info("toolfailure proxy: the upstream answered a tool call with a JSON-RPC error; recorded",
 		slog.String("tool", c.tool),
 		slog.Int64("code", werr.Code),
 		slog.String("class", classwire.Word(tf.GetClass())),
 		slog.String("failureCode", tf.GetCode()),
 		slog.String("correlationId", tf.GetCorrelationId()))
+	return werr, tf.GetCorrelationId()
 }
 
 // codeRequestCancelled is the JSON-RPC code some servers answer a cancelled

@@ -66,6 +66,11 @@ type Config struct {
 	// becomes an error answer to its call, a request is refused with an
 	// error; the session goes on. Zero means DefaultMaxMessageBytes.
 	MaxMessageBytes int
+	// MetaKey is the _meta key the toolFailure object is written under, and
+	// the name the proxy advertises the extension by in the server's
+	// capabilities. Empty means mcpfailure.MetaKey, the proposal's name; a
+	// deployment under a vendor prefix sets the same name in its clients.
+	MetaKey string
 	// Telemetry records each tools/call the proxy relays as an MCP server
 	// span and in mcp.server.operation.duration, as the Go middleware does,
 	// with the JSON-RPC request ID the middleware cannot see; a failure's
@@ -105,6 +110,12 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	if cfg.ShutdownGrace <= 0 {
 		cfg.ShutdownGrace = DefaultShutdownGrace
+	}
+	if cfg.MetaKey == "" {
+		cfg.MetaKey = mcpfailure.MetaKey
+	}
+	if err := mcpfailure.CheckMetaKey(cfg.MetaKey); err != nil {
+		return nil, fmt.Errorf("mcpproxy: Config.MetaKey: %w", err)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -418,6 +429,10 @@ type call struct {
 	tool   string         // tools/call: params.name
 	meta   map[string]any // tools/call: params._meta
 	cursor bool           // tools/list: a later page was asked for
+	// version is the protocol version the call was made under: the
+	// session's, or the one its _meta (stateless protocol) or its
+	// Mcp-Protocol-Version header names.
+	version string
 	// tools/call: its span, and a context that carries it
 	op    *mcpfailure.Operation
 	opCtx context.Context
@@ -497,6 +512,10 @@ func (s *session) upstreamMessage(ctx context.Context, msg jsonrpc.Message) {
 			switch c.method {
 			case "initialize", "server/discover":
 				s.learnServer(m.Result)
+				if m.Error == nil {
+					m = s.advertise(c, m)
+					msg = m
+				}
 			case "tools/list":
 				if m.Error == nil {
 					s.learnTools(m.Result, !c.cursor)
@@ -509,9 +528,10 @@ func (s *session) upstreamMessage(ctx context.Context, msg jsonrpc.Message) {
 					c.end(mcpfailure.Outcome{Err: m.Error})
 				case m.Error != nil:
 					c.end(outcomeOfError(m.Error))
-					if s.p.cfg.Classifier != nil {
+					if s.p.cfg.Classifier != nil && recordsProtocolError(m.Error) {
 						s.work.Add(1)
-						go s.classifyProtocolError(ctx, c, m)
+						go s.recordAndSendError(ctx, c, m)
+						return
 					}
 				case !isErrorResult(m.Result):
 					c.end(mcpfailure.Outcome{})
@@ -554,19 +574,38 @@ func (s *session) toClient(ctx context.Context, msg jsonrpc.Message) {
 
 func (s *session) track(req *jsonrpc.Request) {
 	c := &call{id: req.ID, method: req.Method}
+	headers, _ := req.Extra.(*requestHeaders)
+	if req.Method == "tools/call" || req.Method == "server/discover" {
+		// What the result the proxy may write must carry depends on it.
+		s.mu.Lock()
+		c.version = s.protocolVersion
+		s.mu.Unlock()
+		if headers != nil && headers.protocolVersion != "" {
+			c.version = headers.protocolVersion
+		}
+	}
 	switch req.Method {
 	case "tools/call":
-		c.tool, c.meta = toolCallParams(req.Params)
-		s.mu.Lock()
-		version := s.protocolVersion
-		s.mu.Unlock()
+		if headers != nil && headers.name != "" {
+			// The client named the tool in Mcp-Name (2026-07-28), which
+			// it must keep equal to params.name: the name is not decoded
+			// again. _meta is still read, for the trace context and the
+			// per-request protocol keys a failure's report needs.
+			c.tool, c.meta = headers.name, toolCallMeta(req.Params)
+		} else {
+			c.tool, c.meta = toolCallParams(req.Params)
+		}
 		if v, ok := c.meta[mcp.MetaKeyProtocolVersion].(string); ok {
-			version = v
+			c.version = v
 		}
 		c.opCtx, c.op = s.p.cfg.Telemetry.Start(context.Background(), mcpfailure.OperationInfo{
 			Method: req.Method, Tool: c.tool, RequestMeta: c.meta, RequestID: idValue(req.ID),
-			ProtocolVersion: version, SessionID: s.client.SessionID(),
+			ProtocolVersion: c.version, SessionID: s.client.SessionID(),
 		})
+	case "server/discover":
+		if v := metaProtocolVersion(req.Params); v != "" {
+			c.version = v
+		}
 	case "tools/list":
 		var p struct {
 			Cursor string `json:"cursor"`

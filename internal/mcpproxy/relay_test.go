@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -275,39 +276,63 @@ func TestAnnotationsFromOwnToolsList(t *testing.T) {
 }
 
 // TestProtocolErrorPassedOnAndRecorded: a JSON-RPC error answer to a tool
-// call reaches the client as it came, and the service has a record of it.
+// call is recorded, and reaches the client with error.data.correlationId
+// added and every other byte as it came: code, message and the upstream's
+// data members in their order. The record is durable before the answer
+// goes out, so the ID can be looked up at once.
 func TestProtocolErrorPassedOnAndRecorded(t *testing.T) {
 	t.Parallel()
 	svc := startService(t)
 	p := newProxy(t, mcpfailure.NewClassifierClient(nil, svc.url, svc.reportKey), 0)
 	client, upstream, _ := relay(t, p)
 	handshake(t, client, upstream, "raw-upstream")
-	listTools(t, client, upstream, `[{"name":"limited","inputSchema":{"type":"object"}}]`)
+	listTools(t, client, upstream, `[{"name":"limited","inputSchema":{"type":"object"}},{"name":"broken","inputSchema":{"type":"object"}},{"name":"opaque","inputSchema":{"type":"object"}}]`)
 
-	answer := `{"jsonrpc":"2.0","id":3,"error":{"code":-32001,"message":"rate limited","data":{"code":"rate_limited","retryAfter":30}}}`
-	client.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"limited"}}`)
-	upstream.recv(5 * time.Second)
-	upstream.send(answer)
-	if got := client.recv(5 * time.Second); got != answer {
-		t.Errorf("JSON-RPC error changed:\n got %s\nwant %s", got, answer)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		list, err := svc.failures().ListFailures(t.Context(), &toolfailurev1.ListFailuresRequest{Filter: &toolfailurev1.FailureFilter{Tool: "limited"}})
+	for i, c := range []struct {
+		tool, answer, want string // want: the answer, or its start up to the added ID
+		code               int32
+	}{
+		{"limited", `{"jsonrpc":"2.0","id":3,"error":{"code":-32001,"message":"rate limited","data":{"code":"rate_limited","retryAfter":30}}}`,
+			`{"jsonrpc":"2.0","id":3,"error":{"code":-32001,"message":"rate limited","data":{"code":"rate_limited","retryAfter":30,"correlationId":"`, -32001},
+		{"broken", `{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"Internal error: database connection reset"}}`,
+			`{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"Internal error: database connection reset","data":{"correlationId":"`, -32603},
+		// Data that is not an object cannot carry the ID without changing
+		// what the upstream said: it goes out as it came.
+		{"opaque", `{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"boom","data":"stack trace here"}}`,
+			`{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"boom","data":"stack trace here"}}`, -32603},
+	} {
+		client.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q}}`, i+3, c.tool))
+		upstream.recv(5 * time.Second)
+		upstream.send(c.answer)
+		got := client.recv(10 * time.Second)
+		if !strings.HasPrefix(got, c.want) {
+			t.Fatalf("%s: JSON-RPC error:\n got %s\nwant %s…", c.tool, got, c.want)
+		}
+		list, err := svc.failures().ListFailures(t.Context(), &toolfailurev1.ListFailuresRequest{Filter: &toolfailurev1.FailureFilter{Tool: c.tool}})
 		if err != nil {
 			t.Fatalf("ListFailures: %v", err)
 		}
-		if len(list.GetFailures()) == 1 {
-			f := list.GetFailures()[0]
-			if f.GetError().GetJsonrpcCode() != -32001 || f.GetServer() != "raw-upstream" {
-				t.Errorf("record: jsonrpcCode %d server %q", f.GetError().GetJsonrpcCode(), f.GetServer())
-			}
-			break
+		if len(list.GetFailures()) != 1 {
+			t.Fatalf("%s: %d records, want 1", c.tool, len(list.GetFailures()))
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no record of the JSON-RPC error after 10 s (%d records)", len(list.GetFailures()))
+		f := list.GetFailures()[0]
+		if f.GetError().GetJsonrpcCode() != c.code || f.GetServer() != "raw-upstream" {
+			t.Errorf("%s: record: jsonrpcCode %d server %q", c.tool, f.GetError().GetJsonrpcCode(), f.GetServer())
 		}
-		time.Sleep(50 * time.Millisecond)
+		if got == c.want {
+			continue // unchanged: nothing more to check
+		}
+		var resp struct {
+			Error struct {
+				Data map[string]any `json:"data"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(got), &resp); err != nil {
+			t.Fatalf("%s: %v: %s", c.tool, err, got)
+		}
+		if id := resp.Error.Data["correlationId"]; id != f.GetCorrelationId() {
+			t.Errorf("%s: error.data.correlationId %v, want the record's %s", c.tool, id, f.GetCorrelationId())
+		}
 	}
 }
 

@@ -229,6 +229,12 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			calls = append(calls, req)
 		}
 	}
+	if len(msgs) == 1 && len(calls) == 1 {
+		// The standard headers describe a POST's one message.
+		if rh := headersOf(r.Header, calls[0].Method); rh != nil {
+			calls[0].Extra = rh
+		}
+	}
 
 	sid := r.Header.Get("Mcp-Session-Id")
 	var sess *httpSession

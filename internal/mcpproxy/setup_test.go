@@ -70,6 +70,7 @@ func newProxyConfig(t *testing.T, cfg mcpproxy.Config) *mcpproxy.Proxy {
 		Server:          cfg.Server,
 		Budget:          cfg.Budget,
 		MaxMessageBytes: cfg.MaxMessageBytes,
+		MetaKey:         cfg.MetaKey,
 		ShutdownGrace:   5 * time.Second,
 		Logger:          slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
@@ -260,7 +261,10 @@ type upstreamServer struct {
 func newUpstreamServer(t *testing.T) *upstreamServer {
 	t.Helper()
 	u := &upstreamServer{
-		Server:  mcp.NewServer(&mcp.Implementation{Name: "go-upstream", Version: "v1"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}}}),
+		Server: mcp.NewServer(&mcp.Implementation{Name: "go-upstream", Version: "v1"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{
+			Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{},
+			Extensions: map[string]any{"io.example/upstream": map[string]any{"on": true}},
+		}}),
 		emitted: map[string][]byte{},
 	}
 	object := map[string]any{"type": "object"}

@@ -203,6 +203,9 @@ func metaProtocolVersion(params json.RawMessage) string {
 // requestName is the Mcp-Name of a request: the tool, prompt or resource
 // it names.
 func requestName(r *jsonrpc.Request) (string, bool) {
+	if rh, ok := r.Extra.(*requestHeaders); ok && rh.name != "" {
+		return rh.name, true // the client's Mcp-Name, passed on undecoded
+	}
 	var p struct {
 		Name *string `json:"name"`
 		URI  *string `json:"uri"`

@@ -69,7 +69,7 @@ type Report struct {
 	Rows               []Row         // through the proxy
 	References         []Row         // through relays that only copy, in the same rounds: what any relay costs on this machine
 	ClassifyP50        time.Duration // the Classify round trip alone, timed in the rounds of failing calls
-	MiddlewareAddedP50 time.Duration // the middleware on a successful call, in memory
+	MiddlewareAddedP50 time.Duration // the middleware on a successful call, in memory: the median of paired differences
 	Calls, Rounds      int
 }
 
@@ -496,7 +496,13 @@ func classifyRoundTrip(ctx context.Context, c mcpfailure.Classifier, n int) ([]t
 }
 
 // middlewareOverhead times successful calls in memory to a server with the
-// middleware and to one without, alternating, and returns the added p50.
+// middleware and to one without, and returns the median of the paired
+// differences. Calls are paired one by one, in alternating order, rather
+// than timed in blocks and compared by their p50s: each call allocates
+// far more in the SDK than the middleware costs, and on a shared machine
+// the difference of two separately timed p50s moves by tens of
+// microseconds between runs with the collector's and the neighbours'
+// phases (BenchmarkMiddlewareSuccess has the middleware's own cost).
 func middlewareOverhead(ctx context.Context, cfg Config, log *slog.Logger) (time.Duration, error) {
 	classifier := cfg.Classifier
 	if classifier == nil {
@@ -528,21 +534,26 @@ func middlewareOverhead(ctx context.Context, cfg Config, log *slog.Logger) (time
 		return 0, err
 	}
 	defer with.close()
-	var d, w []time.Duration
-	for range cfg.Rounds {
-		for _, s := range []*side{plain, with} {
-			lat, err := s.sequential(ctx, "ok", cfg.Calls)
-			if err != nil {
-				return 0, err
-			}
-			if s == plain {
-				d = append(d, lat...)
-			} else {
-				w = append(w, lat...)
-			}
+	diffs := make([]time.Duration, 0, cfg.Rounds*cfg.Calls)
+	for i := range cfg.Rounds * cfg.Calls {
+		first, second := plain, with
+		if i%2 == 1 {
+			first, second = with, plain
 		}
+		l1, err := first.timed(ctx, "ok")
+		if err != nil {
+			return 0, err
+		}
+		l2, err := second.timed(ctx, "ok")
+		if err != nil {
+			return 0, err
+		}
+		if first == with {
+			l1, l2 = l2, l1
+		}
+		diffs = append(diffs, l2-l1) // with − without
 	}
-	return pct(w, 50) - pct(d, 50), nil
+	return pct(diffs, 50), nil
 }
 
 type unreachable struct{}

@@ -23,6 +23,19 @@ import { RawErrorSchema, type RawError } from "./gen/toolfailure/v1/types_pb.js"
 /** How long a failed result may wait for the service: the Go middleware's DefaultBudget. */
 export const DEFAULT_BUDGET_MS = 250;
 
+/**
+ * The version of the proposal the reporter implements, as it advertises it
+ * under capabilities.extensions (SEP-2133): the Go middleware's
+ * ExtensionVersion.
+ */
+export const EXTENSION_VERSION = "draft-2026-12";
+
+/** The first MCP protocol version whose every result must carry resultType. */
+const RESULT_TYPE_VERSION = "2026-07-28";
+
+/** MCP's form of a prefixed _meta key: dot-separated labels, a slash, a name. */
+const META_KEY = /^[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?)*\/[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/;
+
 export interface ReporterOptions {
   /** The service, e.g. http://127.0.0.1:8080. Default: TOOLFAILURE_SERVER, else that address. */
   baseUrl?: string;
@@ -32,6 +45,13 @@ export interface ReporterOptions {
   server?: string;
   /** Bounds the whole detour of one failed result, in ms. Default 250. */
   budgetMs?: number;
+  /**
+   * The _meta key failures carry and the name the extension is advertised
+   * under. Default: the proposal's, io.modelcontextprotocol/toolFailure. A
+   * deployment under a vendor prefix (com.example/toolFailure) sets the same
+   * name in its clients.
+   */
+  metaKey?: string;
   /**
    * Told about every failed result that went out without the key. Default:
    * one line on stderr. The reason never contains the key.
@@ -136,6 +156,11 @@ export class ToolFailureReporter {
   private readonly budgetMs: number;
   private readonly onMiss: (tool: string, reason: unknown) => void;
   private readonly hasKey: boolean;
+  /** The _meta key and extension name; see ReporterOptions.metaKey. */
+  readonly metaKey: string;
+  // The protocol version each instrumented server negotiated, for what its
+  // results must carry.
+  private readonly negotiated = new WeakMap<object, string>();
   private readonly counts: ReporterStats = { failed: 0, classified: 0, alreadyTagged: 0, missed: 0, missedTimeout: 0 };
 
   constructor(opts: ReporterOptions = {}) {
@@ -145,6 +170,10 @@ export class ToolFailureReporter {
       throw new RangeError(`ToolFailureReporter: budgetMs must be a positive number of milliseconds, got ${opts.budgetMs}`);
     }
     this.hasKey = apiKey !== "";
+    this.metaKey = opts.metaKey ?? TOOL_FAILURE_KEY;
+    if (!META_KEY.test(this.metaKey)) {
+      throw new RangeError(`ToolFailureReporter: metaKey ${JSON.stringify(this.metaKey)} is not a prefixed _meta key such as com.example/toolFailure`);
+    }
     const bearer: Interceptor = (next) => (req) => {
       req.header.set("Authorization", `Bearer ${apiKey}`);
       return next(req);
@@ -173,7 +202,10 @@ export class ToolFailureReporter {
    * server's own tools/list, as the client sees them. Call it once, before
    * connect; an McpServer's tools are covered whether they are registered
    * before or after (a low-level Server needs its tools/call handler set
-   * first).
+   * first). The server advertises the extension in its capabilities
+   * (capabilities.extensions[metaKey] = { version }, SEP-2133), beside its
+   * own extensions, so that a client can tell a key attached on purpose
+   * from one that happens to be in _meta.
    */
   instrument(server: McpServer | Server): void {
     if (instrumented.has(server)) {
@@ -209,6 +241,24 @@ export class ToolFailureReporter {
     if (!handlers || !call) {
       throw new Error("ToolFailureReporter.instrument: the server has no tools/call handler yet; register a tool first");
     }
+    const withCapabilities = low as unknown as { registerCapabilities?: (c: Record<string, unknown>) => void };
+    try {
+      // The SDK's own way: merged with what the server declared, and
+      // answered in initialize (and in discovery, where an SDK has it).
+      withCapabilities.registerCapabilities?.({ extensions: { [this.metaKey]: { version: EXTENSION_VERSION } } });
+    } catch (err) {
+      throw new Error(`ToolFailureReporter.instrument: cannot advertise the extension (call instrument before connect): ${String(err)}`);
+    }
+    const initialize = handlers.get("initialize");
+    if (initialize) {
+      handlers.set("initialize", async (request, extra) => {
+        const result = (await initialize(request, extra)) as { protocolVersion?: unknown } | undefined;
+        if (typeof result?.protocolVersion === "string") {
+          this.negotiated.set(low, result.protocolVersion);
+        }
+        return result;
+      });
+    }
     instrumented.add(server);
     const list = handlers.get("tools/list");
     handlers.set("tools/call", async (request, extra) => {
@@ -233,11 +283,11 @@ export class ToolFailureReporter {
             return tools?.tools?.find((t) => t.name === tool)?.annotations;
           }
         : undefined;
-      return this.annotate(tool, result, {
-        error,
-        annotations,
-        requestMeta: params._meta as Record<string, unknown> | undefined,
-      });
+      const meta = params._meta as Record<string, unknown> | undefined;
+      const annotated = await this.annotate(tool, result, { error, annotations, requestMeta: meta });
+      // The stateless protocol names its version on every request.
+      const version = this.negotiated.get(low) ?? meta?.["io.modelcontextprotocol/protocolVersion"];
+      return annotated !== result && typeof version === "string" ? withResultType(annotated, version) : annotated;
     });
   }
 
@@ -279,7 +329,7 @@ export class ToolFailureReporter {
       return result;
     }
     this.counts.failed++;
-    if (result._meta && Object.hasOwn(result._meta, TOOL_FAILURE_KEY)) {
+    if (result._meta && Object.hasOwn(result._meta, this.metaKey)) {
       this.counts.alreadyTagged++;
       return result;
     }
@@ -298,7 +348,7 @@ export class ToolFailureReporter {
     try {
       const failure = await Promise.race([this.classify(tool, result, opts, controller.signal), budget]);
       this.counts.classified++;
-      return { ...result, _meta: { ...result._meta, [TOOL_FAILURE_KEY]: failure } };
+      return { ...result, _meta: { ...result._meta, [this.metaKey]: failure } };
     } catch (err) {
       this.miss(tool, err);
       return result;
@@ -337,6 +387,19 @@ export class ToolFailureReporter {
     }
     this.onMiss(tool, err);
   }
+}
+
+/**
+ * A result the reporter wrote carries resultType "complete" when the
+ * negotiated protocol version requires it (2026-07-28 on: "Servers
+ * implementing this protocol version MUST include this field"); under an
+ * earlier version it is left as the SDK makes it.
+ */
+export function withResultType<R extends object>(result: R, protocolVersion: string): R {
+  if (protocolVersion < RESULT_TYPE_VERSION || Object.hasOwn(result, "resultType")) {
+    return result;
+  }
+  return { ...result, resultType: "complete" };
 }
 
 /**

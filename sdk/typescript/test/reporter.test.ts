@@ -14,7 +14,14 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 import { FailureService } from "../src/gen/toolfailure/v1/failure_service_pb.js";
-import { TOOL_FAILURE_KEY, ToolFailureReporter, callToolWithPolicy, parseToolFailure } from "../src/index.js";
+import {
+  EXTENSION_VERSION,
+  TOOL_FAILURE_KEY,
+  ToolFailureReporter,
+  callToolWithPolicy,
+  parseToolFailure,
+  withResultType,
+} from "../src/index.js";
 import { CORRELATION_ID, startService, type Service } from "./service.js";
 import { OWN_ID, createTestServer } from "./ts-server.js";
 
@@ -49,6 +56,33 @@ describe("with a live service", () => {
         interceptors: [(next) => (req) => (req.header.set("Authorization", `Bearer ${svc.lookupKey}`), next(req))],
       }),
     ).getFailure({ correlationId: id });
+
+  it("instrument: the extension is advertised under the configured key, beside the server's own", async () => {
+    for (const key of [TOOL_FAILURE_KEY, "com.example/toolFailure"]) {
+      const reporter = new ToolFailureReporter({ baseUrl: svc.url, apiKey: svc.reportKey, budgetMs: 5000, metaKey: key });
+      const server = new McpServer({ name: "ext", version: "1" }, { capabilities: { extensions: { "io.example/own": { on: true } } } });
+      server.registerTool("fails", { description: "Always fails." }, async () => ({
+        content: [{ type: "text", text: "upstream returned HTTP 503" }],
+        isError: true,
+      }));
+      reporter.instrument(server);
+      const client = await connect(server);
+      try {
+        const ext = client.getServerCapabilities()?.extensions ?? {};
+        assert.deepEqual(ext[key], { version: EXTENSION_VERSION }, `${key}: ${JSON.stringify(ext)}`);
+        assert.deepEqual(ext["io.example/own"], { on: true }, "the server's own extension is kept");
+        assert.equal(Object.keys(ext).length, 2, `only the configured name: ${JSON.stringify(ext)}`);
+        const res = (await client.callTool({ name: "fails", arguments: {} })) as CallToolResult;
+        const tf = res._meta?.[key] as Record<string, unknown> | undefined;
+        assert.match(String(tf?.correlationId), CORRELATION_ID, `${key}: ${JSON.stringify(res._meta)}`);
+        assert.equal(Object.keys(res._meta ?? {}).length, 1, `only under ${key}: ${JSON.stringify(res._meta)}`);
+        assert.equal("resultType" in res, false, "no resultType on protocol 2025-11-25 and earlier");
+      } finally {
+        await client.close();
+      }
+    }
+    assert.throws(() => new ToolFailureReporter({ metaKey: "toolFailure" }), /not a prefixed _meta key/);
+  });
 
   it("instrument: every failed result gains the key, the rest stays as it was", async () => {
     const reporter = new ToolFailureReporter({ baseUrl: svc.url, apiKey: svc.reportKey, server: "ts-test", budgetMs: 5000 });
@@ -225,5 +259,17 @@ describe("fail-open: a service that is down, slow or answers garbage", () => {
 
   it("refuses a budget that is not a positive number", () => {
     assert.throws(() => new ToolFailureReporter({ budgetMs: -1 }), /budgetMs/);
+  });
+});
+
+// The TypeScript SDK in use negotiates 2025-11-25 at most, so the version
+// that needs resultType cannot be reached through it; the rule itself:
+describe("withResultType", () => {
+  it("adds resultType from 2026-07-28 on, and nowhere else", () => {
+    const res: CallToolResult = { content: [{ type: "text", text: "x" }], isError: true };
+    assert.equal(withResultType(res, "2025-11-25"), res);
+    assert.deepEqual(withResultType(res, "2026-07-28"), { ...res, resultType: "complete" });
+    const own = { ...res, resultType: "complete" };
+    assert.equal(withResultType(own, "2026-07-28"), own);
   });
 });

@@ -12,6 +12,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 
+import { RetryBudget } from "../src/dispatch.js";
 import { callToolWithPolicy, type Clock } from "../src/index.js";
 import { repoRoot } from "./service.js";
 
@@ -19,7 +20,20 @@ interface Vector {
   description: string;
   rule: string;
   startMs: number;
-  config: { trusted: boolean; maxAttempts: number; maxElapsedMs: number; initialBackoffMs: number; maxBackoffMs: number; jitter: number };
+  config: {
+    trusted: boolean;
+    maxAttempts: number;
+    maxElapsedMs: number;
+    initialBackoffMs: number;
+    maxBackoffMs: number;
+    jitter: number;
+    throttleInitialBackoffMs?: number;
+    throttleMaxBackoffMs?: number;
+    metaKey?: string;
+    budget?: { capacity: number; retryCost: number; timeoutRetryCost: number; successRefund: number };
+  };
+  /** What the server advertises in capabilities.extensions. */
+  serverExtensions: Record<string, Record<string, unknown>>;
   deadlineMs?: number;
   abortAtMs?: number;
   tools: Tool[];
@@ -44,6 +58,9 @@ interface Vector {
     idempotent: boolean;
     malformed: boolean;
     protocolError?: number;
+    advertised: boolean;
+    throttled?: boolean;
+    budgetTokens?: number;
     error: string;
     result: "success" | "error" | "none";
     resultText?: string;
@@ -96,7 +113,7 @@ describe("shared dispatch vectors", () => {
 async function runVector(v: Vector) {
   const clock = new VirtualClock(v.startMs);
   const callsAt: number[] = [];
-  const server = new Server({ name: "vector", version: "1" }, { capabilities: { tools: {} } });
+  const server = new Server({ name: "vector", version: "1" }, { capabilities: { tools: {}, extensions: v.serverExtensions } });
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     if (v.listToolsError) {
       throw wireError(v.listToolsError);
@@ -123,8 +140,11 @@ async function runVector(v: Vector) {
     if (v.abortAtMs !== undefined) {
       clock.abortAt(v.startMs + v.abortAtMs, controller);
     }
+    const { budget: budgetConfig, ...config } = v.config;
+    const budget = new RetryBudget(budgetConfig);
     const { result, report, error } = await callToolWithPolicy(client, v.call, {
-      ...v.config,
+      ...config,
+      budget,
       clock,
       signal: controller.signal,
       deadline: v.deadlineMs === undefined ? undefined : v.startMs + v.deadlineMs,
@@ -155,6 +175,9 @@ async function runVector(v: Vector) {
     assert.equal(report.idempotent, e.idempotent, "idempotent");
     assert.equal(report.malformed !== undefined, e.malformed, `malformed: ${report.malformed}`);
     assert.equal(report.protocolError?.code, e.protocolError, "protocol error");
+    assert.equal(report.advertised, e.advertised, "advertised");
+    if (e.throttled !== undefined) assert.equal(report.throttled, e.throttled, "throttled");
+    if (e.budgetTokens !== undefined) assert.equal(budget.tokens, e.budgetTokens, "budget tokens after the call");
     const kind =
       error === undefined ? "" : error instanceof McpError ? "protocol" : controller.signal.aborted && error === controller.signal.reason ? "aborted" : `other: ${String(error)}`;
     assert.equal(kind, e.error, "error");
