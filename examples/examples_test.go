@@ -189,7 +189,17 @@ func TestProxyEndToEnd(t *testing.T) {
 					if err := json.Unmarshal([]byte(got), &g); err != nil {
 						t.Fatalf("answer through the proxy to %s: %v: %s", l.line, err, got)
 					}
-					if string(g.Result) != string(w.Result) || string(g.ID) != string(w.ID) {
+					result := string(g.Result)
+					if l.line == lines[0].line {
+						// The proxy advertises the extension in the server's
+						// capabilities, after the server's own bytes.
+						ad := `,"extensions":{"` + mcpfailure.MetaKey + `":{"version":"` + mcpfailure.ExtensionVersion + `"}}`
+						if !strings.Contains(result, ad) {
+							t.Errorf("the initialize answer through the proxy does not advertise the extension: %s", got)
+						}
+						result = strings.Replace(result, ad, "", 1)
+					}
+					if result != string(w.Result) || string(g.ID) != string(w.ID) {
 						t.Errorf("answer to %s differs through the proxy:\n got %s\nwant %s", l.line, got, want)
 					}
 				}
@@ -266,7 +276,7 @@ func TestProxyEndToEnd(t *testing.T) {
 				t.Parallel()
 				svc := startService(t)
 				cmd := proxyCommand(svc, u, "--listen", "127.0.0.1:0")
-				endpoint := servicetest.StartAndScan(t, cmd, regexp.MustCompile(`streamable HTTP at (http://\S+)`), "proxy --listen")
+				endpoint := servicetest.StartAndScan(t, cmd, regexp.MustCompile(`streamable HTTP at (http://[^\s"]+)`), "proxy --listen")
 				var ev clientEvents
 				cs := connectClient(t, &mcp.StreamableClientTransport{Endpoint: endpoint}, ev.options())
 				checkSession(t, svc, cs, u, &ev)

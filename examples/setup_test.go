@@ -62,7 +62,7 @@ type service struct {
 	lookupKey string
 }
 
-var servingLine = regexp.MustCompile(`serving .* on (http://\S+)`)
+var servingLine = regexp.MustCompile(`serving .* on (http://[^\s"]+)`)
 
 func startService(t *testing.T) *service {
 	t.Helper()

@@ -63,6 +63,7 @@ func authInterceptor(a *auth.Authenticator, log *slog.Logger) connect.ServerInte
 				return connect.NewError(connect.CodePermissionDenied, "this API key lacks the "+scope+" scope")
 			}
 			telemetry.SetPrincipal(ctx, p.TenantID, p.TenantName, p.KeyID)
+			noteAuthenticated(ctx, p)
 			return next(auth.NewContext(ctx, p), spec, stream)
 		}
 	}

@@ -91,6 +91,7 @@ func (s *classifierService) Classify(ctx context.Context, req *v1.ClassifyReques
 	if err != nil {
 		return nil, storeFailed(ctx, s.cfg.Logger, "store failure record", p.TenantID, "the failure could not be stored; retry shortly", err)
 	}
+	noteCorrelationID(ctx, correlation.ID(stored.ID))
 	span.Recorded(ctx, telemetry.Classification{
 		TenantID: p.TenantID, TenantName: p.TenantName,
 		CorrelationID: correlation.ID(stored.ID).String(),

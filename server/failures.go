@@ -50,6 +50,9 @@ func (s *failureService) GetFailure(ctx context.Context, req *v1.GetFailureReque
 		}
 		return nil, connect.NewError(connect.CodeInvalidArgument, msg)
 	}
+	// An ID that parsed is the one a user quoted, found or not; what does not parse may be any
+	// text a user pasted, and is not logged.
+	noteCorrelationID(ctx, id)
 	f, err := s.cfg.Store.GetFailure(ctx, p.TenantID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		// Another tenant's ID answers exactly like an unknown one.

@@ -143,6 +143,8 @@ func New(cfg Config) (http.Handler, error) {
 	rpc := connect.NewServer(
 		// First, so that refused calls and recovered panics are traced too.
 		cfg.Telemetry.Interceptor(),
+		// Outside everything that can refuse a call, so that refused calls get their line too.
+		accessLogInterceptor(cfg.Logger),
 		recoverInterceptor(cfg.Logger),
 		authInterceptor(authn, cfg.Logger),
 		NewRateLimiter(cfg.RateLimit, cfg.Now).Interceptor(),
@@ -156,7 +158,7 @@ func New(cfg Config) (http.Handler, error) {
 
 	// Reflection describes the schema only, which is public, so it lives on
 	// its own connect.Server without the auth interceptor.
-	reflection := connect.NewServer()
+	reflection := connect.NewServer(accessLogInterceptor(cfg.Logger))
 	grpcreflect.Register(reflection, grpcreflect.WithNamer(grpcreflect.NamerFunc(func() []string {
 		return []string{toolfailurev1connect.ClassifierServiceName, toolfailurev1connect.FailureServiceName, toolfailurev1connect.RuleServiceName}
 	})))
@@ -188,7 +190,8 @@ func New(cfg Config) (http.Handler, error) {
 	}
 	connecthttp.Mount(prefetchMux{mux}, rpc, httpOpts...)
 	connecthttp.Mount(mux, reflection)
-	mux.Handle(grpchealth.NewHandler(health))
+	healthPath, healthHandler := grpchealth.NewHandler(health)
+	mux.Handle(healthPath, LogProbes(cfg.Logger, healthHandler))
 	ready := func(w http.ResponseWriter, r *http.Request) {
 		if err := health.ping(r.Context()); err != nil {
 			if errors.Is(err, store.ErrCorrupt) {
@@ -211,13 +214,13 @@ func New(cfg Config) (http.Handler, error) {
 		}
 		_, _ = w.Write([]byte("ok\n"))
 	}
-	mux.HandleFunc("GET /readyz", ready)
-	mux.HandleFunc("GET /healthz", ready)
+	mux.Handle("GET /readyz", LogProbes(cfg.Logger, http.HandlerFunc(ready)))
+	mux.Handle("GET /healthz", LogProbes(cfg.Logger, http.HandlerFunc(ready)))
 	// Liveness never asks the store: a database outage must not make an
 	// orchestrator restart replicas that are serving from their journal.
-	mux.HandleFunc("GET /livez", func(w http.ResponseWriter, _ *http.Request) {
+	mux.Handle("GET /livez", LogProbes(cfg.Logger, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("ok\n"))
-	})
+	})))
 	return mux, nil
 }
 

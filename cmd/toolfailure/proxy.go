@@ -34,6 +34,7 @@ type proxyFlags struct {
 	listenToken *envString
 	metaKey     *envString
 	verbose     bool
+	log         logFlags
 }
 
 func newProxyCmd() *cobra.Command {
@@ -84,7 +85,8 @@ logged. Request IDs are relayed as they were written.`,
 	fs.DurationVar(&f.idle, "idle-timeout", mcpproxy.DefaultIdleTimeout, "with --listen: end a session after this long without a request or an open stream")
 	f.listenToken = envStringVar(fs, "listen-token", "TOOLFAILURE_PROXY_TOKEN", "", "with --listen: require Authorization: Bearer TOKEN")
 	f.metaKey = envStringVar(fs, "meta-key", "TOOLFAILURE_META_KEY", mcpfailure.MetaKey, "the _meta key failures carry and the name the extension is advertised under; a vendor prefix (com.example/toolFailure) runs the draft outside io.modelcontextprotocol, with the same name set in the clients")
-	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log at debug level")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log at debug level (--log-level debug)")
+	f.log = addLogFlags(fs)
 	return cmd
 }
 
@@ -112,11 +114,14 @@ func runProxy(ctx context.Context, f proxyFlags, argv []string, stdout, stderr i
 	} else {
 		classifier = toolfailurev1connect.NewClassifierServiceClient(client)
 	}
-	level := slog.LevelInfo
-	if f.verbose {
-		level = slog.LevelDebug
+	if f.verbose && !f.log.levelSet() {
+		_ = f.log.level.Set("debug") // --verbose predates --log-level, which wins when given
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	logger, err := f.log.logger(stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolfailure proxy:", err)
+		return 2
+	}
 	// Spans and metrics by the standard OTEL_* variables, off unless asked
 	// for. Over stdio, stdout carries MCP alone: the console exporters,
 	// which write there, would break the session.
@@ -149,11 +154,12 @@ func runProxy(ctx context.Context, f proxyFlags, argv []string, stdout, stderr i
 		return 2
 	}
 	go func() { _ = p.CheckService(ctx) }() // reports on stderr and to clients
+	childStderr := f.log.childStderr(stderr, logger)
 	newUpstream := func() (mcp.Transport, error) {
 		if f.upstream != "" {
 			return &mcpproxy.HTTPUpstream{Endpoint: f.upstream, Logger: logger}, nil
 		}
-		return mcpproxy.Command(argv, stderr)
+		return mcpproxy.Command(argv, childStderr)
 	}
 
 	if f.listen != "" {
@@ -187,7 +193,7 @@ func serveProxy(ctx context.Context, h *mcpproxy.Handler, addr string, stderr io
 		fmt.Fprintln(stderr, "toolfailure proxy:", err)
 		return 1
 	}
-	fmt.Fprintf(stderr, "toolfailure proxy: serving MCP over streamable HTTP at http://%s/mcp\n", ln.Addr())
+	logger.Info(fmt.Sprintf("toolfailure proxy: serving MCP over streamable HTTP at http://%s/mcp", ln.Addr()))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	code := 0
@@ -202,7 +208,7 @@ func serveProxy(ctx context.Context, h *mcpproxy.Handler, addr string, stderr io
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintln(stderr, "toolfailure proxy: shutdown:", err)
+		logger.Warn("toolfailure proxy: shutdown", slog.Any("error", err))
 	}
 	return code
 }

@@ -37,13 +37,15 @@ type serveFlags struct {
 	listen, dbURL, journalDir, traceURL *envString
 	readDBURL, metricsListen            *envString
 	replicaTimeout, replicaMaxLag       time.Duration
-	shutdownGrace, journalTimeout       time.Duration
-	retentionEvery                      time.Duration
+	journalTimeout, retentionEvery      time.Duration
+	shutdownGrace                       *envValue[time.Duration]
+	drainDelay                          *envValue[time.Duration]
 	journalMax                          int64
-	rateLimit                           float64
+	rateLimit                           *envValue[float64]
 	rateBurst                           int
 	rateTenants, debugListen            string
 	tenantInFlight, tenantConcurrency   *envInt
+	log                                 logFlags
 }
 
 func newServeCmd(d deps) *cobra.Command {
@@ -61,7 +63,9 @@ With no --database-url (and no DATABASE_URL) it uses the embedded store in a loc
 says where; on that store's first start it creates the tenant "default" and prints one API key
 with every scope, once, after the port is open. For production use PostgreSQL.
 
-SIGTERM stops accepting calls, lets those in flight finish (up to --shutdown-grace) and exits 0.`,
+SIGTERM first fails readiness (/readyz answers 503) and keeps serving for --drain-delay, so that
+load balancers stop sending calls before the port closes; then it stops accepting calls, lets
+those in flight finish (up to --shutdown-grace) and exits 0.`,
 		Example: `  toolfailure serve
   toolfailure serve --listen 0.0.0.0:8080 --database-url postgres://USER:PASS@HOST:5432/DB
   toolfailure serve --journal-dir /var/lib/toolfailure/journal --rate-limit 200 --rate-burst 400
@@ -78,11 +82,12 @@ SIGTERM stops accepting calls, lets those in flight finish (up to --shutdown-gra
 	fs.DurationVar(&f.replicaTimeout, "read-timeout", postgres.DefaultReplicaTimeout, "how long a lookup waits for the read replica before it asks the primary")
 	fs.DurationVar(&f.replicaMaxLag, "read-max-lag", postgres.DefaultReplicaMaxLag, "replication lag above which lists go to the primary")
 	f.metricsListen = envStringVar(fs, "metrics-listen", "TOOLFAILURE_METRICS_LISTEN", "", "serve Prometheus metrics at /metrics on this separate address (e.g. 0.0.0.0:9090); empty disables")
-	fs.DurationVar(&f.shutdownGrace, "shutdown-grace", 20*time.Second, "how long SIGTERM waits for in-flight calls")
+	f.shutdownGrace = envDurationVar(fs, "shutdown-grace", "TOOLFAILURE_SHUTDOWN_GRACE", 20*time.Second, "how long SIGTERM waits for in-flight calls")
+	f.drainDelay = envDurationVar(fs, "drain-delay", "TOOLFAILURE_DRAIN_DELAY", 0, "how long SIGTERM keeps serving with /readyz at 503 before it closes the listener (e.g. 10s behind a load balancer)")
 	f.journalDir = envStringVar(fs, "journal-dir", "TOOLFAILURE_JOURNAL_DIR", "", "local directory of the outage journal (PostgreSQL only), which also keeps the last keys and rules seen, for a start during an outage; empty disables it")
 	fs.Int64Var(&f.journalMax, "journal-max-bytes", journal.DefaultMaxBytes, "size bound of the outage journal; when full, Classify answers unavailable")
 	fs.DurationVar(&f.journalTimeout, "journal-after", journal.DefaultWriteTimeout, "how long Classify waits for the database before it journals the record")
-	fs.Float64Var(&f.rateLimit, "rate-limit", 0, "calls per second per tenant (per replica); 0 means no limit")
+	f.rateLimit = envFloatVar(fs, "rate-limit", "TOOLFAILURE_RATE_LIMIT", 0, "calls per second per tenant (per replica); 0 means no limit")
 	fs.IntVar(&f.rateBurst, "rate-burst", 0, "burst after idle; 0 means one second's worth")
 	fs.StringVar(&f.rateTenants, "rate-limit-tenants", "", "per-tenant overrides: name=rate[:burst],…")
 	f.tenantInFlight = envIntVar(fs, "tenant-in-flight", "TOOLFAILURE_TENANT_IN_FLIGHT", 0,
@@ -92,6 +97,7 @@ SIGTERM stops accepting calls, lets those in flight finish (up to --shutdown-gra
 	fs.DurationVar(&f.retentionEvery, "retention-interval", time.Hour, "how often expired records are purged; 0 disables")
 	fs.StringVar(&f.debugListen, "debug-listen", "", "serve Go's /debug/pprof profiles on this separate address (e.g. 127.0.0.1:6060); empty disables")
 	f.traceURL = envStringVar(fs, "trace-url", "TOOLFAILURE_TRACE_URL", "", "trace viewer link with {trace_id} (and optionally {span_id}), e.g. https://jaeger.example.com/trace/{trace_id}")
+	f.log = addLogFlags(fs)
 	return cmd
 }
 
@@ -100,12 +106,31 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 	// Everything serve starts in the background ends with it: on every
 	// return, not only at SIGTERM, it is stopped and waited for before the
 	// store closes, so that no purge or rule check runs on a closed store.
-	ctx, cancel := context.WithCancel(cmd.Context())
+	// Past start-up the signal no longer cancels ctx (see below): the store, the journal and the
+	// rule cache keep working while the replica drains.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(cmd.Context()))
+	signalled := cmd.Context()
+	startupOnly := context.AfterFunc(signalled, cancel)
 	var background sync.WaitGroup
 	defer cancel()
 	stopBackground := func() { cancel(); background.Wait() }
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log, err := f.log.logger(stderr)
+	if err != nil {
+		return usageErrorf("%w", err)
+	}
 	tuneGC()
+	rate, err := f.rateLimit.Get()
+	if err != nil {
+		return usageErrorf("--rate-limit: %w", err)
+	}
+	grace, err := f.shutdownGrace.Get()
+	if err != nil {
+		return usageErrorf("--shutdown-grace: %w", err)
+	}
+	drainDelay, err := f.drainDelay.Get()
+	if err != nil {
+		return usageErrorf("--drain-delay: %w", err)
+	}
 	tenantRates, err := server.ParseTenantRates(f.rateTenants)
 	if err != nil {
 		return usageErrorf("--rate-limit-tenants: %w", err)
@@ -149,7 +174,7 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 			log.Warn("telemetry shutdown", "error", err)
 		}
 	}()
-	fmt.Fprintln(stderr, "toolfailure: telemetry:", sdk.Description)
+	log.Info("telemetry: " + sdk.Description)
 	// With telemetry off, a nil *Instruments records nothing at no cost;
 	// no-op providers would still build spans and attributes per call.
 	var inst *telemetry.Instruments
@@ -167,7 +192,7 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 		// With a journal, a database that does not answer does not keep a replica from starting
 		// (a restart during an outage): Classify is served from the journal, and the schema is
 		// migrated once the database is back.
-		fmt.Fprintf(stderr, "toolfailure: PostgreSQL does not answer (%v); starting with the outage journal\n", err)
+		log.Warn("PostgreSQL does not answer; starting with the outage journal", "error", err)
 		var pg *postgres.Store
 		if pg, err = postgres.OpenLazy(ctx, dbURL, storeOpts...); err == nil {
 			b, where, embedded = pg, redactURL(dbURL), false
@@ -207,7 +232,7 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 			return failed(err)
 		}
 		if err := replica.Ping(ctx); err != nil {
-			fmt.Fprintf(stderr, "toolfailure: the read replica does not answer (%v); lookups go to the primary until it does\n", err)
+			log.Warn("the read replica does not answer; lookups go to the primary until it does", "error", err)
 		}
 		r, err := postgres.NewReplicated(pg, replica, postgres.ReplicaOptions{
 			Timeout: f.replicaTimeout, MaxLag: f.replicaMaxLag, MeterProvider: sdk.Config().MeterProvider})
@@ -216,13 +241,13 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 			return failed(err)
 		}
 		b = r
-		fmt.Fprintf(stderr, "toolfailure: lookups go to the read replica at %s first\n", redactURL(readURL))
+		log.Info("lookups go to the read replica at "+redactURL(readURL)+" first", "replica", redactURL(readURL))
 	}
 	if unmigrated != nil {
 		// Every call answers "unavailable" until the schema is migrated, which the journal and
 		// the last good answers below take for the outage it is.
 		b = schemagate.New(b, unmigrated, schemagate.Options{Logger: log})
-		fmt.Fprintln(stderr, "toolfailure: the schema is migrated once PostgreSQL answers; until then Classify is served from the outage journal, and keys and rules from the answers an earlier run saved")
+		log.Warn("the schema is migrated once PostgreSQL answers; until then Classify is served from the outage journal, and keys and rules from the answers an earlier run saved")
 	}
 	if dir := journalDir; dir != "" && !embedded {
 		// Reads of keys and rules answer from their last good value while the database is down,
@@ -241,7 +266,7 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 		if reg, err := j.RegisterMetrics(sdk.Config().MeterProvider); err == nil {
 			defer func() { _ = reg.Unregister() }()
 		}
-		fmt.Fprintf(stderr, "toolfailure: outage journal in %s (%d records waiting from an earlier run)\n", dir, j.Status().Pending)
+		log.Info("outage journal in "+dir, "dir", dir, "pending", j.Status().Pending)
 		if unmigrated != nil {
 			// Probe now rather than at the first call, so that health and the log say so at once.
 			_ = j.Ping(ctx)
@@ -251,9 +276,9 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 		background.Go(func() { server.RunRetention(ctx, b, f.retentionEvery, log) })
 	}
 	if embedded {
-		fmt.Fprintf(stderr, "toolfailure: using the embedded store at %s (no set-up needed; for production run with --database-url postgres://… or DATABASE_URL)\n", where)
+		log.Info("using the embedded store at "+where+" (no set-up needed; for production run with --database-url postgres://… or DATABASE_URL)", "store", where)
 	} else {
-		fmt.Fprintf(stderr, "toolfailure: using PostgreSQL at %s\n", where)
+		log.Info("using PostgreSQL at "+where, "store", where)
 	}
 
 	// The rule cache follows changes made on other replicas (LISTEN/NOTIFY
@@ -268,7 +293,7 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 		defer func() { _ = reg.Unregister() }()
 	}
 	api, err := server.New(server.Config{Store: b, Logger: log, Telemetry: inst, TraceURL: traceURL, Rules: rules, Limits: limits,
-		RateLimit: server.RateLimit{Rate: f.rateLimit, Burst: f.rateBurst, Tenants: tenantRates}})
+		RateLimit: server.RateLimit{Rate: rate, Burst: f.rateBurst, Tenants: tenantRates}})
 	if err != nil {
 		return failed(err)
 	}
@@ -278,7 +303,7 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 		return failed(err)
 	}
 	if len(uiSecret) == 0 {
-		fmt.Fprintln(stderr, "toolfailure: support UI sessions use a per-process secret; set TOOLFAILURE_UI_SECRET (32+ random bytes, the same on every replica) to keep sign-ins across restarts and replicas")
+		log.Info("support UI sessions use a per-process secret; set TOOLFAILURE_UI_SECRET (32+ random bytes, the same on every replica) to keep sign-ins across restarts and replicas")
 	}
 	handler := http.NewServeMux()
 	handler.Handle("/", api)
@@ -302,7 +327,7 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 		dbgSrv := &http.Server{Addr: f.debugListen, Handler: dbg, ReadHeaderTimeout: 5 * time.Second}
 		go func() { _ = dbgSrv.ListenAndServe() }()
 		defer dbgSrv.Close()
-		fmt.Fprintf(stderr, "toolfailure: profiles on http://%s/debug/pprof/\n", f.debugListen)
+		log.Info("profiles on http://" + f.debugListen + "/debug/pprof/")
 	}
 	if prom != nil {
 		// Metrics have a port of their own, as the profiles do: scrapers reach it without an
@@ -312,36 +337,40 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 			return failedf("--metrics-listen: cannot listen on %s: %w", f.metricsListen.Get(), err)
 		}
 		mux := http.NewServeMux()
-		mux.Handle("/metrics", prom.Handler)
+		mux.Handle("/metrics", server.LogProbes(log, prom.Handler))
 		msrv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 		go func() { _ = msrv.Serve(mln) }()
 		defer msrv.Close()
-		fmt.Fprintf(stderr, "toolfailure: Prometheus metrics at http://%s/metrics\n", mln.Addr())
+		log.Info(fmt.Sprintf("Prometheus metrics at http://%s/metrics", mln.Addr()))
 	}
 	if embedded {
 		if err := bootstrapDevKey(ctx, b, stdout, log); err != nil {
 			return failed(err)
 		}
 	}
-	srv := server.NewHTTPServer(handler, log)
-	fmt.Fprintf(stderr, "toolfailure: serving Connect, gRPC and gRPC-Web on http://%s\n", ln.Addr())
-	fmt.Fprintf(stderr, "toolfailure: support UI on http://%s/ui/\n", ln.Addr())
+	var dr drain
+	srv := server.NewHTTPServer(dr.readiness(handler), log)
+	log.Info(fmt.Sprintf("serving Connect, gRPC and gRPC-Web on http://%s", ln.Addr()))
+	log.Info(fmt.Sprintf("support UI on http://%s/ui/", ln.Addr()))
 
+	// From here on a signal starts the drain rather than cancelling ctx. One that came during
+	// start-up cancelled it already; nothing was ever ready then, so there is nothing to drain.
+	if !startupOnly() {
+		drainDelay = 0
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
 		return failed(err)
-	case <-ctx.Done():
+	case <-signalled.Done():
 	}
-	// SIGTERM: stop accepting, let in-flight calls (and their durable
-	// writes) finish, then exit 0.
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), f.shutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return failedf("shutdown: %w", err)
+	// SIGTERM: fail readiness, keep serving for the drain delay, then stop accepting and let
+	// in-flight calls (and their durable writes) finish, then exit 0.
+	if err := dr.shutdown(srv, drainDelay, grace, log); err != nil {
+		return failed(err)
 	}
-	fmt.Fprintln(stderr, "toolfailure: stopped")
+	log.Info("stopped")
 	return nil
 }
 

@@ -53,8 +53,55 @@ var binary = sync.OnceValues(func() (string, error) {
 type service struct {
 	cmd    *exec.Cmd
 	base   string
-	output *bytes.Buffer
+	output *logBuffer
 	exited chan error
+}
+
+// logBuffer is the service's stdout and stderr, safe to read while the process writes it, and
+// able to wait for a line: the tests take the service's own log lines as the signal that it has
+// reached a state, rather than sleeping.
+type logBuffer struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	changed chan struct{} // closed and replaced at every write
+}
+
+func newLogBuffer() *logBuffer { return &logBuffer{changed: make(chan struct{})} }
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	close(b.changed)
+	b.changed = make(chan struct{})
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitFor waits until the output holds substr, or the process exits, or timeout passes.
+func (b *logBuffer) waitFor(t *testing.T, substr string, exited <-chan error, timeout time.Duration) {
+	t.Helper()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		b.mu.Lock()
+		found, changed := strings.Contains(b.buf.String(), substr), b.changed
+		b.mu.Unlock()
+		if found {
+			return
+		}
+		select {
+		case <-changed:
+		case err := <-exited:
+			t.Fatalf("the service exited (%v) before it logged %q:\n%s", err, substr, b)
+		case <-deadline.C:
+			t.Fatalf("the service did not log %q within %s:\n%s", substr, timeout, b)
+		}
+	}
 }
 
 func startService(t *testing.T, dbURL string, extra ...string) *service {
@@ -70,7 +117,7 @@ func startService(t *testing.T, dbURL string, extra ...string) *service {
 	addr := ln.Addr().String()
 	_ = ln.Close()
 	cmd := exec.Command(bin, append([]string{"serve", "--listen", addr, "--database-url", dbURL}, extra...)...)
-	out := &bytes.Buffer{}
+	out := newLogBuffer()
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -263,6 +310,94 @@ func TestSIGTERMDrainsAndExitsZero(t *testing.T) {
 	}
 	requireStored(t, dbURL, acks)
 	t.Logf("%d acknowledged records, all stored; exit status 0", len(acks))
+}
+
+// SIGTERM with a drain delay, as the chart runs it: readiness fails at once, while the replica
+// still answers calls on new connections and on ones it had (closing each after its answer, so
+// that clients move to other replicas); then it closes the port, finishes what is in flight and
+// exits 0. The service's own log lines mark the phases; nothing here waits on a clock.
+func TestSIGTERMDrainFailsReadinessFirst(t *testing.T) {
+	t.Parallel()
+	dbURL := pgtest.URL(t)
+	key := createKey(t, dbURL)
+	// Long enough for the few calls below on a busy machine; the test ends when the process does.
+	svc := startService(t, dbURL, "--drain-delay", "6s", "--shutdown-grace", "20s")
+	classify := func(c *http.Client) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, svc.base+"/toolfailure.v1.ClassifierService/Classify",
+			strings.NewReader(`{"tool":"send_email","error":{"message":"upstream returned 503","httpStatus":503}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+key)
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatalf("Classify while draining: %v\n%s", err, svc.output)
+		}
+		body, _ := io.ReadAll(res.Body)
+		_ = res.Body.Close()
+		if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "tf_") {
+			t.Fatalf("Classify while draining: %d %s", res.StatusCode, body)
+		}
+		return res
+	}
+	probe := func(path string) int {
+		t.Helper()
+		c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+		res, err := c.Get(svc.base + path)
+		if err != nil {
+			t.Fatalf("GET %s while draining: %v", path, err)
+		}
+		_ = res.Body.Close()
+		return res.StatusCode
+	}
+	pooled := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{}}
+	if res := classify(pooled); res.Close {
+		t.Fatal("the connection was closed before any signal")
+	}
+	stop := make(chan struct{})
+	wait := load(t, svc.base, key, stop)
+
+	if err := svc.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	svc.output.waitFor(t, "draining: /readyz answers 503", svc.exited, 30*time.Second)
+	for _, path := range []string{"/readyz", "/healthz"} {
+		if code := probe(path); code != http.StatusServiceUnavailable {
+			t.Errorf("GET %s while draining: %d, want 503", path, code)
+		}
+	}
+	if code := probe("/livez"); code != http.StatusOK {
+		t.Errorf("GET /livez while draining: %d, want 200: draining is not dying", code)
+	}
+	fresh := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	classify(fresh)
+	if res := classify(pooled); !res.Close {
+		t.Error("an answer on a kept-alive connection while draining did not close it")
+	}
+	// Still inside the drain: the calls above were served while readiness failed.
+	if strings.Contains(svc.output.String(), "closing the listener") {
+		t.Fatalf("the drain ended before the calls above were made; they prove nothing:\n%s", svc.output)
+	}
+	if code := probe("/readyz"); code != http.StatusServiceUnavailable {
+		t.Errorf("GET /readyz after the calls: %d, want 503", code)
+	}
+
+	svc.output.waitFor(t, "closing the listener", svc.exited, 60*time.Second)
+	select {
+	case err := <-svc.exited:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, svc.output)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no exit 30 s after the listener closed\n%s", svc.output)
+	}
+	close(stop)
+	acks := wait()
+	requireStored(t, dbURL, acks)
+	out := svc.output.String()
+	if i, j := strings.Index(out, "draining: /readyz answers 503"), strings.Index(out, "stopped"); i < 0 || j < i {
+		t.Errorf("the log does not drain, then stop:\n%s", out)
+	}
+	t.Logf("%d acknowledged records under load through the drain, all stored; exit status 0", len(acks))
 }
 
 // The hardest case: PostgreSQL stopped hard, the service carrying on from its journal, then the

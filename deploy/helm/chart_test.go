@@ -8,7 +8,10 @@
 package helm_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +21,7 @@ import (
 	"helm.sh/helm/v3/pkg/engine"
 	"helm.sh/helm/v3/pkg/lint"
 	"helm.sh/helm/v3/pkg/lint/support"
+	"helm.sh/helm/v3/pkg/strvals"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
@@ -39,6 +43,8 @@ secrets:
   readDatabaseUrl: "postgres://tf:pw@db-replica:5432/tf"
   uiSecret: "0123456789abcdef0123456789abcdef"
   otlpEndpoint: "http://otel-collector:4318"
+telemetry: {protocol: grpc}
+shutdown: {drainDelaySeconds: 5, graceSeconds: 30}
 autoscaling: {enabled: true, minReplicas: 3, maxReplicas: 12}
 image: {digest: "sha256:0000000000000000000000000000000000000000000000000000000000000000"}
 extraArgs: ["--rate-limit", "200"]
@@ -269,6 +275,205 @@ func TestRenderExistingSecretAndJob(t *testing.T) {
 	if !slices.Equal(job.Spec.Template.Spec.Containers[0].Args, []string{"migrate"}) {
 		t.Errorf("Job args %v", job.Spec.Template.Spec.Containers[0].Args)
 	}
+}
+
+// envOf returns the container's environment by name: the literal value, or "secret:KEY".
+func envOf(c corev1.Container) map[string]string {
+	env := map[string]string{}
+	for _, e := range c.Env {
+		if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+			env[e.Name] = "secret:" + e.ValueFrom.SecretKeyRef.Key
+			continue
+		}
+		env[e.Name] = e.Value
+	}
+	return env
+}
+
+// The service exports nothing unless OTEL_TRACES_EXPORTER / OTEL_METRICS_EXPORTER name an
+// exporter, so the endpoint alone must bring them, and no endpoint must leave telemetry off.
+func TestOTLPEndpointAloneExports(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		vals string
+		want map[string]string // "" means: not set
+	}{
+		"no endpoint": {valueSets["minimal"], map[string]string{
+			"OTEL_TRACES_EXPORTER": "", "OTEL_METRICS_EXPORTER": "", "OTEL_EXPORTER_OTLP_PROTOCOL": ""}},
+		"endpoint alone": {`secrets: {databaseUrl: "postgres://x", otlpEndpoint: "http://otel-collector:4318"}`, map[string]string{
+			"OTEL_EXPORTER_OTLP_ENDPOINT": "secret:OTEL_EXPORTER_OTLP_ENDPOINT",
+			"OTEL_TRACES_EXPORTER":        "otlp", "OTEL_METRICS_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"}},
+		"grpc, traces only": {`{secrets: {databaseUrl: "postgres://x", otlpEndpoint: "http://c:4317"}, telemetry: {metrics: false, protocol: grpc}}`, map[string]string{
+			"OTEL_TRACES_EXPORTER": "otlp", "OTEL_METRICS_EXPORTER": "none", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}},
+		"existing secret": {`{secrets: {create: false, existingSecret: tf}, telemetry: {otlpFromExistingSecret: true}}`, map[string]string{
+			"OTEL_EXPORTER_OTLP_ENDPOINT": "secret:OTEL_EXPORTER_OTLP_ENDPOINT",
+			"OTEL_TRACES_EXPORTER":        "otlp", "OTEL_METRICS_EXPORTER": "otlp"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			objs := objects(t, tc.vals, false)
+			d := decode[appsv1.Deployment](t, objs, "Deployment/tf-toolfailure")
+			env := envOf(d.Spec.Template.Spec.Containers[0])
+			for k, want := range tc.want {
+				if got, ok := env[k]; got != want || (want == "" && ok) {
+					t.Errorf("env %s = %q (set: %v), want %q", k, got, ok, want)
+				}
+			}
+		})
+	}
+}
+
+// At SIGTERM serve fails readiness and keeps serving for the drain delay, then gives calls in
+// flight the grace: the pod must be given all of that before Kubernetes kills it, and the drain
+// must outlast the time the readiness probe takes to notice.
+func TestShutdownTimings(t *testing.T) {
+	t.Parallel()
+	for name, vals := range map[string]string{
+		"defaults": valueSets["minimal"],
+		"set":      `{secrets: {databaseUrl: "postgres://x"}, shutdown: {drainDelaySeconds: 15, graceSeconds: 45}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			v := values(t, vals)
+			drain, grace := int64(10), int64(20)
+			if sh, ok := v["shutdown"].(map[string]any); ok {
+				drain, grace = int64(sh["drainDelaySeconds"].(float64)), int64(sh["graceSeconds"].(float64))
+			}
+			objs := objects(t, vals, false)
+			pod := decode[appsv1.Deployment](t, objs, "Deployment/tf-toolfailure").Spec.Template.Spec
+			c := pod.Containers[0]
+			for _, arg := range []string{fmt.Sprintf("--drain-delay=%ds", drain), fmt.Sprintf("--shutdown-grace=%ds", grace)} {
+				if !slices.Contains(c.Args, arg) {
+					t.Errorf("args %v lack %s", c.Args, arg)
+				}
+			}
+			if p := pod.TerminationGracePeriodSeconds; p == nil || *p < drain+grace+5 {
+				t.Errorf("terminationGracePeriodSeconds %v: want at least drain %d + grace %d + a margin", p, drain, grace)
+			}
+			if rp := c.ReadinessProbe; name == "defaults" && int64(rp.PeriodSeconds*rp.FailureThreshold) > drain {
+				t.Errorf("the readiness probe notices a failure after %d s, the drain lasts %d s", rp.PeriodSeconds*rp.FailureThreshold, drain)
+			}
+			if c.Lifecycle != nil && c.Lifecycle.PreStop != nil {
+				t.Error("a preStop hook: serve drains by itself at SIGTERM, and the image has no shell to sleep in")
+			}
+		})
+	}
+}
+
+// The chart runs, by default, the image that deploy/image builds and names: image.repository
+// tagged with the chart's appVersion (deploy/image reads both from the chart and its test checks
+// the archive's name against them).
+func TestDefaultImageIsTheBuiltOne(t *testing.T) {
+	t.Parallel()
+	ch, err := loader.Load(chartDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := objects(t, valueSets["minimal"], false)
+	d := decode[appsv1.Deployment](t, objs, "Deployment/tf-toolfailure")
+	want := "ghcr.io/omcp/toolfailure:" + ch.Metadata.AppVersion
+	if got := d.Spec.Template.Spec.Containers[0].Image; got != want {
+		t.Errorf("default image %q, want %q", got, want)
+	}
+	if ch.Metadata.AppVersion != ch.Metadata.Version {
+		t.Logf("appVersion %s differs from the chart's version %s", ch.Metadata.AppVersion, ch.Metadata.Version)
+	}
+}
+
+// values.schema.json refuses a wrong value in helm template, install and lint, as --set gives
+// it, before anything renders; the message names the value.
+func TestSchemaRefusesBadValues(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ set, want string }{
+		{"replicaCount=two", "replicaCount"},
+		{"replicaCount=-1", "replicaCount"},
+		{"replicacount=3", "replicacount"}, // misspelt: silently ignored without the schema
+		{"image.pullPolicy=Sometimes", "pullPolicy"},
+		{"service.port=0", "port"},
+		{"service.type=Ingress", "type"},
+		{"shutdown.graceSeconds=0", "graceSeconds"},
+		{"shutdown.drainDelaySeconds=10s", "drainDelaySeconds"},
+		{"telemetry.protocol=http", "protocol"},
+		{"telemetry.traces=yes", "traces"},
+		{"secrets.databaseUrl=mysql://x", "databaseUrl"},
+		{"secrets.uiSecret=short", "uiSecret"},
+		{"journal.maxBytes=0", "maxBytes"},
+		{"podDisruptionBudget.minAvailable=half", "minAvailable"},
+		{"metrics.serviceMonitor.interval=often", "interval"},
+	} {
+		t.Run(tc.set, func(t *testing.T) {
+			t.Parallel()
+			vals := values(t, valueSets["minimal"])
+			if err := strvals.ParseInto(tc.set, vals); err != nil {
+				t.Fatal(err)
+			}
+			ch, err := loader.Load(chartDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// What helm template and helm install run before rendering.
+			_, err = chartutil.ToRenderValues(ch, vals, chartutil.ReleaseOptions{Name: "tf", Namespace: "ops", IsInstall: true}, chartutil.DefaultCapabilities)
+			if err == nil || !strings.Contains(err.Error(), "schema") || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("--set %s: %v, want a schema error naming %s", tc.set, err, tc.want)
+			}
+			// And what helm lint runs.
+			l := lint.AllWithKubeVersion(chartDir, vals, "ops", nil)
+			refused := false
+			for _, m := range l.Messages {
+				refused = refused || (m.Severity == support.ErrorSev && strings.Contains(m.Err.Error(), tc.want))
+			}
+			if !refused {
+				t.Errorf("helm lint --set %s passed: %v", tc.set, l.Messages)
+			}
+		})
+	}
+}
+
+// Every value in values.yaml is described in values.schema.json, so that a value added later
+// is checked too (the schema refuses keys it does not know, which this keeps honest).
+func TestSchemaCoversEveryValue(t *testing.T) {
+	t.Parallel()
+	var schema map[string]any
+	b, err := os.ReadFile(chartDir + "/values.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &schema); err != nil {
+		t.Fatal(err)
+	}
+	b, err = os.ReadFile(chartDir + "/values.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vals map[string]any
+	if err := yaml.Unmarshal(b, &vals); err != nil {
+		t.Fatal(err)
+	}
+	defs, _ := schema["definitions"].(map[string]any)
+	var walk func(path string, v any, s map[string]any)
+	walk = func(path string, v any, s map[string]any) {
+		if ref, ok := s["$ref"].(string); ok {
+			s, _ = defs[strings.TrimPrefix(ref, "#/definitions/")].(map[string]any)
+		}
+		if s == nil || s["type"] == nil && s["anyOf"] == nil {
+			t.Errorf("%s: no type in the schema", path)
+			return
+		}
+		m, ok := v.(map[string]any)
+		props, hasProps := s["properties"].(map[string]any)
+		if !ok || !hasProps {
+			return // a leaf, or an object passed through as a Kubernetes type
+		}
+		for k, sub := range m {
+			ps, _ := props[k].(map[string]any)
+			if ps == nil {
+				t.Errorf("%s.%s is in values.yaml but not in values.schema.json", path, k)
+				continue
+			}
+			walk(path+"."+k, sub, ps)
+		}
+	}
+	walk("values", vals, schema)
 }
 
 // Bad values fail the render with a message that names the value, never a half-rendered chart.

@@ -59,6 +59,9 @@ type Options struct {
 	SourceDate time.Time
 	// ModuleDir is the module root to build in; empty: found from the working directory.
 	ModuleDir string
+	// Ref is the image's name and tag in the archive; empty: the chart's default image
+	// (ChartImage), so that the chart runs what was built here without a value changed.
+	Ref string
 }
 
 // Result describes what Build wrote.
@@ -74,6 +77,20 @@ func Build(o Options) (Result, error) {
 	o.ZoneInfo = cmp.Or(o.ZoneInfo, DefaultZoneInfo)
 	if o.Output == "" {
 		return Result{}, errors.New("no output file")
+	}
+	if o.ModuleDir == "" {
+		dir, err := moduleDir()
+		if err != nil {
+			return Result{}, err
+		}
+		o.ModuleDir = dir
+	}
+	ref := o.Ref
+	if ref == "" {
+		var err error
+		if ref, err = ChartImage(o.ModuleDir); err != nil {
+			return Result{}, err
+		}
 	}
 	tmp, err := os.MkdirTemp("", "toolfailure-image-")
 	if err != nil {
@@ -175,10 +192,6 @@ func Build(o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	ref := "toolfailure:" + cmp.Or(strings.TrimPrefix(version, "v"), "latest")
-	if version == "(devel)" {
-		ref = "toolfailure:devel"
-	}
 	if err := p.AppendImage(img, layout.WithAnnotations(map[string]string{
 		"org.opencontainers.image.ref.name": ref, // what skopeo and podman load name it
 		"io.containerd.image.name":          ref, // and what containerd and docker load do
@@ -194,16 +207,8 @@ func Build(o Options) (Result, error) {
 // buildBinary builds the static binary: no cgo (the embedded store is pure Go), no paths of the
 // build machine (-trimpath), VCS stamping left on so the SBOM and labels carry the revision.
 func buildBinary(o Options, out string) error {
-	dir := o.ModuleDir
-	if dir == "" {
-		gomod, err := exec.Command("go", "env", "GOMOD").Output()
-		if err != nil {
-			return fmt.Errorf("find the module: %w", err)
-		}
-		dir = filepath.Dir(strings.TrimSpace(string(gomod)))
-	}
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, "./cmd/toolfailure")
-	cmd.Dir = dir
+	cmd.Dir = o.ModuleDir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+o.GOARCH)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %w\n%s", err, b)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"archive/tar"
+	"cmp"
 	"debug/elf"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+	"go.yaml.in/yaml/v3"
 )
 
 // TestImage builds the image as CI does, writes the OCI archive, then reads it back the way a
@@ -56,8 +58,12 @@ func TestImage(t *testing.T) {
 	if desc.Digest != res.Digest || desc.MediaType != types.OCIManifestSchema1 {
 		t.Errorf("index entry %s %s, want %s %s", desc.Digest, desc.MediaType, res.Digest, types.OCIManifestSchema1)
 	}
-	if !strings.HasPrefix(desc.Annotations["org.opencontainers.image.ref.name"], "toolfailure:") {
-		t.Errorf("no ref.name annotation: %v", desc.Annotations)
+	// Loaded into docker, podman or containerd, the image has the name the chart runs by default.
+	want := chartDefaultImage(t)
+	for _, a := range []string{"org.opencontainers.image.ref.name", "io.containerd.image.name"} {
+		if got := desc.Annotations[a]; got != want {
+			t.Errorf("annotation %s = %q, want the chart's default image %q", a, got, want)
+		}
 	}
 	if desc.Platform == nil || desc.Platform.OS != "linux" || desc.Platform.Architecture != runtime.GOARCH {
 		t.Errorf("platform %+v", desc.Platform)
@@ -189,6 +195,51 @@ func TestImage(t *testing.T) {
 	}
 	if again.Digest != res.Digest {
 		t.Errorf("rebuilt from the same binary: %s, first %s", again.Digest, res.Digest)
+	}
+}
+
+// chartDefaultImage reads the chart's default image as Helm renders it: image.repository, and
+// image.tag or else the chart's appVersion.
+func chartDefaultImage(t *testing.T) string {
+	t.Helper()
+	var chart struct {
+		AppVersion string `yaml:"appVersion"`
+	}
+	var values struct {
+		Image struct{ Repository, Tag string } `yaml:"image"`
+	}
+	for file, v := range map[string]any{"Chart.yaml": &chart, "values.yaml": &values} {
+		b, err := os.ReadFile(filepath.Join("..", "helm", "toolfailure", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(b, v); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+	}
+	if values.Image.Repository == "" || chart.AppVersion == "" {
+		t.Fatalf("the chart names no default image: repository %q, appVersion %q", values.Image.Repository, chart.AppVersion)
+	}
+	return values.Image.Repository + ":" + cmp.Or(values.Image.Tag, chart.AppVersion)
+}
+
+// The image's default name is the chart's default image, read from the chart itself, so that
+// the two cannot drift apart.
+func TestImageNameIsTheChartsDefault(t *testing.T) {
+	t.Parallel()
+	dir, err := moduleDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ChartImage(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := chartDefaultImage(t); got != want {
+		t.Errorf("the image builder names the image %q; the chart runs %q", got, want)
+	}
+	if !strings.HasPrefix(got, "ghcr.io/omcp/toolfailure:") {
+		t.Errorf("image %q is not in the project's registry", got)
 	}
 }
 

@@ -12,7 +12,9 @@
 //     prints), at /usr/share/doc/toolfailure/sbom.spdx.json.
 //
 // It writes the image as an OCI image layout in a tar file, which `docker load`, `podman load`,
-// `skopeo copy oci-archive:…` and `crane push` accept:
+// `skopeo copy oci-archive:…` and `crane push` accept. The image is named as the Helm chart's
+// default values name it (image.repository, tagged with the chart's appVersion), so that the chart
+// runs it unchanged once it is in that registry:
 //
 //	go run ./deploy/image -o toolfailure.oci.tar
 //
@@ -34,6 +36,7 @@ func main() {
 	flag.StringVar(&o.CAFile, "ca-file", DefaultCAFile, "the CA bundle to install")
 	flag.StringVar(&o.ZoneInfo, "zoneinfo", DefaultZoneInfo, "the time zone database directory to install")
 	flag.StringVar(&o.Version, "version", "", "the image's version label (default: the binary's module version)")
+	flag.StringVar(&o.Ref, "ref", "", "the image's name and tag in the archive (default: the chart's default image, "+ChartDir+": image.repository:appVersion)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "image: no arguments expected; see -h")

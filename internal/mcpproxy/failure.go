@@ -42,6 +42,15 @@ func (s *session) annotateAndSend(ctx context.Context, c *call, resp *jsonrpc.Re
 		out = &jsonrpc.Response{ID: resp.ID, Result: result}
 		outcome.Failure = failure
 	}
+	if f := outcome.Failure; f != nil {
+		// The operator's one line per recorded failure, with the ID a user will quote.
+		s.log.Info("toolfailure proxy: a tool call failed; recorded",
+			slog.String("tool", c.tool),
+			slog.String("class", string(f.Class)),
+			slog.String("failureCode", f.Code),
+			slog.String("correlationId", f.CorrelationID),
+			callDuration(c))
+	}
 	c.end(outcome)
 	wctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
@@ -253,8 +262,15 @@ func (s *session) classifyProtocolError(ctx context.Context, c *call, resp *json
 		slog.Int64("code", werr.Code),
 		slog.String("class", classwire.Word(tf.GetClass())),
 		slog.String("failureCode", tf.GetCode()),
-		slog.String("correlationId", tf.GetCorrelationId()))
+		slog.String("correlationId", tf.GetCorrelationId()),
+		callDuration(c))
 	return werr, tf.GetCorrelationId()
+}
+
+// callDuration is how long a tool call has taken since the client sent it, in milliseconds, a
+// number in both log formats, as in the service's access lines.
+func callDuration(c *call) slog.Attr {
+	return slog.Float64("durationMs", float64(time.Since(c.start).Microseconds())/1000)
 }
 
 // codeRequestCancelled is the JSON-RPC code some servers answer a cancelled

@@ -436,6 +436,8 @@ type call struct {
 	// tools/call: its span, and a context that carries it
 	op    *mcpfailure.Operation
 	opCtx context.Context
+	// start is when the call arrived, for the duration in the log line of a recorded failure.
+	start time.Time
 }
 
 // end ends the call's span, if it has one.
@@ -598,6 +600,7 @@ func (s *session) track(req *jsonrpc.Request) {
 		if v, ok := c.meta[mcp.MetaKeyProtocolVersion].(string); ok {
 			c.version = v
 		}
+		c.start = time.Now()
 		c.opCtx, c.op = s.p.cfg.Telemetry.Start(context.Background(), mcpfailure.OperationInfo{
 			Method: req.Method, Tool: c.tool, RequestMeta: c.meta, RequestID: idValue(req.ID),
 			ProtocolVersion: c.version, SessionID: s.client.SessionID(),

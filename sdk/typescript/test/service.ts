@@ -50,7 +50,7 @@ export async function startService(): Promise<Service> {
     const timer = setTimeout(() => reject(new Error("the service did not start within 60 s")), 60_000);
     child.once("exit", (code) => reject(new Error(`the service exited with ${code}`)));
     createInterface({ input: child.stderr! }).on("line", (line) => {
-      const m = /serving .* on (http:\/\/\S+)/.exec(line);
+      const m = /serving .* on (http:\/\/[^\s"]+)/.exec(line);
       if (m) {
         clearTimeout(timer);
         resolveUrl(m[1]!);

@@ -55,3 +55,18 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - name: OTEL_EXPORTER_OTLP_HEADERS
   valueFrom: {secretKeyRef: {name: {{ include "toolfailure.secretName" . }}, key: OTEL_EXPORTER_OTLP_HEADERS, optional: true}}
 {{- end -}}
+
+{{/*
+What turns OTLP export on: the service exports nothing unless OTEL_*_EXPORTER names an exporter,
+so an endpoint alone would be silently unused.
+*/}}
+{{- define "toolfailure.otelEnv" -}}
+{{- if or .Values.secrets.otlpEndpoint .Values.telemetry.otlpFromExistingSecret -}}
+- name: OTEL_TRACES_EXPORTER
+  value: {{ ternary "otlp" "none" .Values.telemetry.traces | quote }}
+- name: OTEL_METRICS_EXPORTER
+  value: {{ ternary "otlp" "none" .Values.telemetry.metrics | quote }}
+- name: OTEL_EXPORTER_OTLP_PROTOCOL
+  value: {{ .Values.telemetry.protocol | quote }}
+{{- end }}
+{{- end -}}
