@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.yaml.in/yaml/v3"
 
+	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/internal/servicetest"
 	"github.com/omcp/toolfailure/mcpfailure"
 )
@@ -71,6 +72,9 @@ var sep3313ClientDefects = map[string]string{
 //   - against the Go server with the middleware, and both proxies in front of
 //     it, on 2025-11-25 (the Go SDK does not speak 2026-07-28): every check
 //     passes, and the proxies get the same verdict on every check;
+//   - against the TypeScript reporter's example server on 2025-11-25 (the
+//     TypeScript SDK's newest): every check passes, and each correlation ID
+//     it sent is a record of the service it reported to;
 //   - against the negative test server's control path on 2025-11-25 and
 //     2026-07-28: every check passes;
 //   - against each of its defects: the check the defect targets fails (warns,
@@ -79,7 +83,8 @@ var sep3313ClientDefects = map[string]string{
 // and the client scenario, src/scenarios/client/tool-failure-retry.ts:
 //
 //   - with mcpfailure.Dispatcher as the client (this test binary, started by
-//     the runner, is that client: see sep3313DispatcherClient): every check
+//     the runner, is that client: see sep3313DispatcherClient), and with the
+//     TypeScript dispatcher, callToolWithPolicy, as the client: every check
 //     passes, and the one retry the rules allow was made;
 //   - with the negative test client, without a defect and with each defect,
 //     as above.
@@ -93,16 +98,27 @@ func TestSEP3313Scenario(t *testing.T) {
 	sc.typecheck(t)
 	tg := startTargets(t)
 	fixture := sc.startFixture(t)
+	reporter := sc.startReporter(t, tg.svc)
 
-	// A column is one target: a server's URL, or a client's command.
+	// A column is one target: a server's URL, or a client's command. skip
+	// names the checks the target leaves nothing to inspect for, and why:
+	// those may be SKIPPED; every other check must pass.
 	type column struct {
 		name, target, spec string
+		skip               map[string]string
 		checks             []sep3313Check
 	}
 	cols := []*column{
 		{name: "server", target: tg.direct, spec: "2025-11-25"},
 		{name: "proxy-http", target: tg.viaHTTP, spec: "2025-11-25"},
 		{name: "proxy-stdio", target: tg.viaStdio, spec: "2025-11-25"},
+		{name: "ts-reporter", target: reporter, spec: "2025-11-25", skip: map[string]string{
+			// The TypeScript SDK's McpServer (1.32.2) answers a call of an
+			// unknown tool with an error result, not the JSON-RPC error the
+			// specification asks for (typescript-sdk#1510), so no JSON-RPC
+			// error reaches the row; the other servers exercise it.
+			"sep-3313-no-key-in-jsonrpc-error": "the unknown tool was answered with a result",
+		}},
 		{name: "fixture", target: fixture, spec: "2025-11-25"},
 		{name: "fixture@draft", target: fixture, spec: "2026-07-28"},
 	}
@@ -116,11 +132,15 @@ func TestSEP3313Scenario(t *testing.T) {
 		}
 		c.checks = sc.run(t, c.name, out, "server", "--url", c.target, "--spec-version", c.spec)
 		for _, ch := range c.checks {
+			if why := c.skip[ch.ID]; ch.Status == "SKIPPED" && why != "" && strings.Contains(ch.ErrorMessage, why) {
+				continue
+			}
 			if ch.Status != "SUCCESS" {
 				t.Errorf("%s (%s): %s is %s: %s", c.name, c.spec, ch.ID, ch.Status, ch.ErrorMessage)
 			}
 		}
 	}
+	sc.checkRecorded(t, tg.svc, cols[3].checks)
 	direct := statusByID(cols[0].checks)
 	for _, c := range cols[1:3] {
 		got := statusByID(c.checks)
@@ -159,12 +179,14 @@ func TestSEP3313Scenario(t *testing.T) {
 	tsClient := func(defect string) string {
 		return strings.Join([]string{sc.node, sc.tsx, "examples/clients/typescript/sep-3313-broken-client.ts", defect}, " ")
 	}
+	tsDispatcher := strings.Join([]string{sc.node, sc.tsx, "examples/clients/typescript/sep-3313-dispatcher-client.ts"}, " ")
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	clients := []*column{
 		{name: "dispatcher", target: self, spec: "2025-11-25"},
+		{name: "ts-dispatcher", target: tsDispatcher, spec: "2025-11-25"},
 		{name: "ts-client", target: tsClient("none"), spec: "2025-11-25"},
 	}
 	for _, c := range clients {
@@ -177,10 +199,11 @@ func TestSEP3313Scenario(t *testing.T) {
 			if ch.Status != "SUCCESS" {
 				t.Errorf("%s: %s is %s: %s", c.name, ch.ID, ch.Status, ch.ErrorMessage)
 			}
-			// Retrying is allowed, not required; the Dispatcher is meant to
-			// make the one retry the rules allow, so the check was exercised.
-			if ch.ID == "sep-3313-client-retry-not-before" && c.name == "dispatcher" && ch.Details["retried"] != true {
-				t.Errorf("dispatcher: did not retry the failure the rules allow a retry of: %v", ch.Details)
+			// Retrying is allowed, not required; the dispatchers are meant
+			// to make the one retry the rules allow, so the check was
+			// exercised.
+			if ch.ID == "sep-3313-client-retry-not-before" && c.name != "ts-client" && ch.Details["retried"] != true {
+				t.Errorf("%s: did not retry the failure the rules allow a retry of: %v", c.name, ch.Details)
 			}
 		}
 	}
@@ -291,9 +314,12 @@ func sep3313OrSkip(t *testing.T) *sep3313 {
 		suite:    filepath.Join(dir, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"),
 		severity: map[string]string{},
 	}
-	for _, f := range []string{sc.node, sc.tsx, sc.suite} {
+	// The TypeScript examples import the package as npm ci copied it from
+	// sdk/typescript, built (the folder's .npmrc: install-links).
+	pkg := filepath.Join(dir, "node_modules", "@omcp", "toolfailure", "dist", "src", "index.js")
+	for _, f := range []string{sc.node, sc.tsx, sc.suite, pkg} {
 		if _, err := os.Stat(f); err != nil {
-			msg := fmt.Sprintf("the SEP-3313 scenario's tools are not installed (%s missing): run npm ci in conformance/sep-3313", filepath.Base(f))
+			msg := fmt.Sprintf("the SEP-3313 scenario's tools are not installed (%s missing): run npm run build in sdk/typescript, then npm ci in conformance/sep-3313", f)
 			if os.Getenv("TOOLFAILURE_REQUIRE_NODE") != "" {
 				t.Fatal("TOOLFAILURE_REQUIRE_NODE is set: " + msg)
 			}
@@ -355,6 +381,56 @@ func (sc *sep3313) startFixture(t *testing.T) string {
 	cmd.Dir = sc.dir
 	cmd.Env = append(os.Environ(), "PORT=0")
 	return servicetest.StartAndScan(t, cmd, regexp.MustCompile(`running on (http://\S+/mcp)`), "sep-3313 fixture")
+}
+
+// startReporter starts the TypeScript reporter's example server, reporting
+// to svc, and returns its URL.
+func (sc *sep3313) startReporter(t *testing.T, svc servicetest.Service) string {
+	t.Helper()
+	cmd := exec.Command(sc.node, sc.tsx, filepath.Join("examples", "servers", "typescript", "sep-3313-reporter-server.ts"))
+	cmd.Dir = sc.dir
+	cmd.Env = append(os.Environ(), "PORT=0", "TOOLFAILURE_SERVER="+svc.URL, "TOOLFAILURE_KEY="+svc.ReportKey)
+	return servicetest.StartAndScan(t, cmd, regexp.MustCompile(`running on (http://\S+/mcp)`), "sep-3313 ts-reporter")
+}
+
+// reporterLabel is the server label the TypeScript reporter's example
+// server reports under.
+const reporterLabel = "sep-3313-reporter-server"
+
+// checkRecorded looks up, in the service the TypeScript reporter reported
+// to, every correlation ID the server scenario saw from it: an ID on the
+// wire is only worth something if support can find its record.
+func (sc *sep3313) checkRecorded(t *testing.T, svc servicetest.Service, checks []sep3313Check) {
+	t.Helper()
+	client := mcpfailure.NewFailureClient(nil, svc.URL, svc.LookupKey)
+	looked := 0
+	for _, ch := range checks {
+		if ch.ID != "sep-3313-correlation-id" {
+			continue
+		}
+		objects, _ := ch.Details["objects"].([]any)
+		for _, o := range objects {
+			o, _ := o.(map[string]any)
+			tf, _ := o["toolFailure"].(map[string]any)
+			id, _ := tf["correlationId"].(string)
+			if id == "" {
+				continue
+			}
+			res, err := client.GetFailure(t.Context(), &toolfailurev1.GetFailureRequest{CorrelationId: id})
+			if err != nil {
+				t.Errorf("ts-reporter: %s of %v: GetFailure: %v", id, o["tool"], err)
+				continue
+			}
+			if f := res.GetFailure(); f.GetServer() != reporterLabel || f.GetTool() != o["tool"] {
+				t.Errorf("ts-reporter: %s is a record of %s on %q, want %v on %q", id, f.GetTool(), f.GetServer(), o["tool"], reporterLabel)
+			}
+			looked++
+		}
+	}
+	if looked == 0 {
+		t.Error("ts-reporter: the scenario reported no correlation ID to look up")
+	}
+	t.Logf("ts-reporter: %d correlation IDs looked up in the service, each a record of its tool under %q", looked, reporterLabel)
 }
 
 // run runs the folder's runner (server --url URL …, or client --command
