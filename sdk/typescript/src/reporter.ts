@@ -10,7 +10,7 @@
  */
 import { create, fromJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { ValueSchema, timestampNow } from "@bufbuild/protobuf/wkt";
-import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -156,6 +156,7 @@ export class ToolFailureReporter {
   private readonly budgetMs: number;
   private readonly onMiss: (tool: string, reason: unknown) => void;
   private readonly hasKey: boolean;
+  private readonly baseUrl: string;
   /** The _meta key and extension name; see ReporterOptions.metaKey. */
   readonly metaKey: string;
   // The protocol version each instrumented server negotiated, for what its
@@ -164,7 +165,14 @@ export class ToolFailureReporter {
   private readonly counts: ReporterStats = { failed: 0, classified: 0, alreadyTagged: 0, missed: 0, missedTimeout: 0 };
 
   constructor(opts: ReporterOptions = {}) {
-    const baseUrl = opts.baseUrl ?? process.env.TOOLFAILURE_SERVER ?? "http://127.0.0.1:8080";
+    const baseUrl = opts.baseUrl || process.env.TOOLFAILURE_SERVER || "http://127.0.0.1:8080";
+    // A bad URL would otherwise surface as "[unknown] Invalid URL" once per
+    // failure; the words are the proxy's, so one fix note serves both.
+    const urlProblem = checkServiceUrl(baseUrl);
+    if (urlProblem) {
+      throw new Error(`ToolFailureReporter: ${urlProblem}`);
+    }
+    this.baseUrl = baseUrl;
     const apiKey = opts.apiKey ?? process.env.TOOLFAILURE_KEY ?? "";
     if (opts.budgetMs !== undefined && !(opts.budgetMs > 0 && Number.isFinite(opts.budgetMs))) {
       throw new RangeError(`ToolFailureReporter: budgetMs must be a positive number of milliseconds, got ${opts.budgetMs}`);
@@ -187,6 +195,48 @@ export class ToolFailureReporter {
     this.onMiss =
       opts.onMiss ??
       ((tool, reason) => console.error(`toolfailure: failed result of ${tool} sent without classification: ${String(reason)}`));
+  }
+
+  /**
+   * Makes the proxy's start-up check: one authenticated call that stores
+   * nothing (Explain, which needs the same key and scope as Classify). It
+   * rejects, with the proxy's words, what only a change of configuration
+   * fixes: a key the service does not know or that lacks the report scope,
+   * or a URL where something other than the service answers. A service
+   * that cannot be reached or is slow is no reason to stop a server: that is
+   * passed to warn (default: one line on stderr) and the promise resolves,
+   * the reporter staying fail-open.
+   */
+  async check(opts: { timeoutMs?: number; warn?: (message: string) => void } = {}): Promise<void> {
+    const timeoutMs = opts.timeoutMs ?? CHECK_TIMEOUT_MS;
+    const warn = opts.warn ?? ((m: string) => console.error(`toolfailure: ${m}`));
+    try {
+      await this.client.explain(
+        { tool: CHECK_TOOL, error: { message: "start-up check of toolfailure reporter" } },
+        { timeoutMs },
+      );
+    } catch (err) {
+      const at = ` at ${this.baseUrl}`;
+      const ce = ConnectError.from(err);
+      switch (ce.code) {
+        case Code.Unauthenticated:
+          throw new Error(`the toolfailure service${at} does not know the API key (unauthenticated): check the key`);
+        case Code.PermissionDenied:
+          throw new Error(
+            `the API key lacks the report scope that the reporter needs (permission denied by the toolfailure service${at}): create a key with --scopes report`,
+          );
+        case Code.Unimplemented:
+        case Code.NotFound:
+          throw new Error(`the server${at} answers, but not as a toolfailure service (${ce.message}): check the URL`);
+        case Code.DeadlineExceeded:
+          warn(`the toolfailure service${at} did not answer within ${timeoutMs} ms`);
+          return;
+        case Code.Unavailable:
+          warn(`cannot reach the toolfailure service${at}: ${ce.message}`);
+          return;
+      }
+      warn(`the start-up check against the toolfailure service${at} failed: ${ce.message}`);
+    }
   }
 
   /** A snapshot of the counters. */
@@ -416,6 +466,37 @@ function metaObject(v: unknown): JsonObject {
   return v as JsonObject;
 }
 
+/** How long the start-up check waits: the proxy's checkTimeout. */
+const CHECK_TIMEOUT_MS = 10_000;
+
+/** The tool name of the start-up check, so that a rule author who sees it in a trace knows where it came from. */
+const CHECK_TOOL = "toolfailure-reporter-startup-check";
+
+/**
+ * What is wrong with a service URL, in the proxy's words, or undefined:
+ * "127.0.0.1:8080" parses as a URL with the scheme "127.0.0.1", so the
+ * scheme is checked by hand.
+ */
+function checkServiceUrl(raw: string): string | undefined {
+  const retry = `does not start with http:// or https:// (try http://${raw})`;
+  if (!raw.includes("://")) {
+    return `the toolfailure service URL ${JSON.stringify(raw)} ${retry}`;
+  }
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch (err) {
+    return `the toolfailure service URL ${JSON.stringify(raw)} is not a URL: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") {
+    return `the toolfailure service URL ${JSON.stringify(raw)} ${retry}`;
+  }
+  if (u.host === "") {
+    return `the toolfailure service URL ${JSON.stringify(raw)} names no host`;
+  }
+  return undefined;
+}
+
 /** Builds the RawError the service classifies from. */
 export function rawError(result: CallToolResult, error?: unknown, facts?: ErrorFacts): RawError {
   const f: ErrorFacts = { ...errorFacts(error), ...facts };
@@ -442,16 +523,26 @@ export function rawError(result: CallToolResult, error?: unknown, facts?: ErrorF
   return raw;
 }
 
+/** How many causes errorFacts follows: enough for fetch's wrapper and a library's own, never a cycle. */
+const MAX_CAUSES = 4;
+
 /**
  * Reads what Node errors and common HTTP client errors carry: an errno code
  * (ECONNRESET), a status (fetch wrappers, axios, the AWS SDK), a
- * Retry-After header.
+ * Retry-After header. It follows error.cause a few steps, because Node's
+ * fetch throws a bare "fetch failed" and keeps the errno (ECONNREFUSED,
+ * ENOTFOUND) on its cause: without it the service would classify the
+ * wrapper's words, not what went wrong.
  */
 export function errorFacts(error: unknown): ErrorFacts {
   if (!(error instanceof Error)) {
     return {};
   }
-  const e = error as Error & {
+  const chain: Error[] = [];
+  for (let e: unknown = error; e instanceof Error && chain.length <= MAX_CAUSES && !chain.includes(e); e = e.cause) {
+    chain.push(e);
+  }
+  type Facty = Error & {
     code?: unknown;
     status?: unknown;
     statusCode?: unknown;
@@ -459,15 +550,27 @@ export function errorFacts(error: unknown): ErrorFacts {
     headers?: unknown;
     $metadata?: { httpStatusCode?: unknown };
   };
-  const facts: ErrorFacts = { message: e.message };
-  facts.type = typeof e.code === "string" ? e.code : e.name !== "Error" ? e.name : undefined;
-  const status = [e.status, e.statusCode, e.response?.status, e.$metadata?.httpStatusCode].find(
-    (s): s is number => typeof s === "number",
-  );
+  const errs = chain as Facty[];
+  // Messages joined as Go joins wrapped errors, skipping a cause whose text
+  // the wrapper already repeats.
+  let message = errs[0]!.message;
+  for (const e of errs.slice(1)) {
+    if (e.message && !message.includes(e.message)) {
+      message += `: ${e.message}`;
+    }
+  }
+  const facts: ErrorFacts = { message };
+  // An errno anywhere in the chain says more than the wrapper's type.
+  const code = errs.map((e) => e.code).find((c): c is string => typeof c === "string" && c !== "");
+  const name = errs.map((e) => e.name).find((n) => n && n !== "Error");
+  facts.type = code ?? name;
+  const status = errs
+    .flatMap((e) => [e.status, e.statusCode, e.response?.status, e.$metadata?.httpStatusCode])
+    .find((s): s is number => typeof s === "number");
   if (status !== undefined) {
     facts.httpStatus = status;
   }
-  const retryAfter = headerOf(e.headers ?? e.response?.headers, "retry-after");
+  const retryAfter = errs.map((e) => headerOf(e.headers ?? e.response?.headers, "retry-after")).find((v) => v);
   if (retryAfter) {
     facts.retryAfter = retryAfter;
   }

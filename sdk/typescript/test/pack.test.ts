@@ -36,6 +36,9 @@ it("npm pack installs into a fresh project and the documented examples work ther
   const paths = packed!.files.map((f) => f.path);
   assert.ok(paths.includes("dist/src/index.js") && paths.includes("dist/src/index.d.ts"), `packed: ${paths.join(", ")}`);
   assert.ok(!paths.some((p) => p.startsWith("dist/test/") || p.startsWith("src/")), "only the built package is packed");
+  for (const want of ["README.md", "LICENSE", "dist/cjs/index.js", "dist/cjs/index.d.ts", "dist/cjs/package.json"]) {
+    assert.ok(paths.includes(want), `${want} is not packed: ${paths.join(", ")}`);
+  }
 
   const app = join(work, "app");
   mkdirSync(app);
@@ -70,4 +73,44 @@ it("npm pack installs into a fresh project and the documented examples work ther
   } catch (err) {
     assert.fail(`the documented TypeScript does not compile against the packed package:\n${(err as { stdout?: string }).stdout}`);
   }
+
+  // npm's default is "type": "commonjs": such a project requires the package
+  // and type-checks instrument(server) against the CommonJS declarations. It
+  // sits inside the app so that it resolves the same installed modules.
+  const cjs = join(app, "cjs");
+  mkdirSync(cjs);
+  writeFileSync(join(cjs, "package.json"), JSON.stringify({ name: "fresh-cjs-app", private: true }));
+  writeFileSync(
+    join(cjs, "required.js"),
+    [
+      `const { ToolFailureReporter, callToolWithPolicy, errorFacts } = require("@omcp/toolfailure");`,
+      `const { ClassifierService } = require("@omcp/toolfailure/gen/toolfailure/v1/classifier_service_pb");`,
+      `console.log(typeof ToolFailureReporter, typeof callToolWithPolicy, typeof errorFacts, ClassifierService.typeName);`,
+    ].join("\n"),
+  );
+  const required = execFileSync("node", [join(cjs, "required.js")], { cwd: cjs, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  assert.equal(required.trim(), "function function function toolfailure.v1.ClassifierService");
+  writeFileSync(
+    join(cjs, "server.ts"),
+    [
+      `import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";`,
+      `import { ToolFailureReporter, type ReporterStats } from "@omcp/toolfailure";`,
+      `const server = new McpServer({ name: "cjs-mcp", version: "1.0.0" });`,
+      `const reporter = new ToolFailureReporter({ server: "cjs-mcp" });`,
+      `reporter.instrument(server);`,
+      `const stats: ReporterStats = reporter.stats();`,
+      `console.log(typeof require, stats.failed);`,
+    ].join("\n"),
+  );
+  writeFileSync(
+    join(cjs, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, outDir: "out", skipLibCheck: true, types: ["node"] }, include: ["*.ts"] }),
+  );
+  try {
+    execFileSync("node", [join(app, "node_modules", "typescript", "bin", "tsc"), "-p", cjs], { cwd: cjs, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  } catch (err) {
+    assert.fail(`instrument(server) does not type-check in a CommonJS project:\n${(err as { stdout?: string }).stdout}`);
+  }
+  const ran = execFileSync("node", [join(cjs, "out", "server.js")], { cwd: cjs, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  assert.equal(ran.trim(), "function 0", "the compiled CommonJS server runs");
 });
