@@ -41,12 +41,11 @@ const (
 	DefaultMaxBackoff     = 5 * time.Second
 	DefaultJitter         = 0.2
 	// A throttled server is asking for less traffic, not for a second try
-	// in a moment: the AWS SDKs start throttling backoff at 500 ms against
-	// 100 ms for other errors and cap every delay at 20 s
-	// (THROTTLING_RETRY_DELAY_BASE, DEFAULT_RETRY_DELAY_BASE and
-	// MAXIMUM_RETRY_DELAY in @smithy/util-retry's constants). The same
-	// ratio over this package's transient backoff gives 1 s, and the cap
-	// is AWS's.
+	// in a moment: the AWS SDKs start a throttling backoff higher than the
+	// one for other errors, in the ratio of THROTTLING_RETRY_DELAY_BASE to
+	// DEFAULT_RETRY_DELAY_BASE, and cap every delay at MAXIMUM_RETRY_DELAY
+	// (@smithy/util-retry's constants). The same ratio over this package's
+	// transient backoff gives the throttling default, and the cap is AWS's.
 	DefaultThrottleInitialBackoff = time.Second
 	DefaultThrottleMaxBackoff     = 20 * time.Second
 )

@@ -42,11 +42,11 @@ export const DEFAULT_MAX_BACKOFF_MS = 5_000;
 export const DEFAULT_JITTER = 0.2;
 /**
  * A throttled server is asking for less traffic, not for a second try in a
- * moment: the AWS SDKs start throttling backoff at 500 ms against 100 ms for
- * other errors and cap every delay at 20 s (THROTTLING_RETRY_DELAY_BASE,
- * DEFAULT_RETRY_DELAY_BASE and MAXIMUM_RETRY_DELAY in @smithy/util-retry's
- * constants). The same ratio over the transient backoff gives 1 s; the cap
- * is AWS's. The Go Dispatcher's defaults are the same.
+ * moment: the AWS SDKs start a throttling backoff higher than the one for
+ * other errors, in the ratio of THROTTLING_RETRY_DELAY_BASE to
+ * DEFAULT_RETRY_DELAY_BASE, and cap every delay at MAXIMUM_RETRY_DELAY
+ * (@smithy/util-retry's constants). The same ratio over the transient
+ * backoff gives the throttling default below; the cap is AWS's. The Go Dispatcher's defaults are the same.
  */
 export const DEFAULT_THROTTLE_INITIAL_BACKOFF_MS = 1_000;
 export const DEFAULT_THROTTLE_MAX_BACKOFF_MS = 20_000;
