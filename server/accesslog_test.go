@@ -1,79 +1,14 @@
 package server_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
+	"github.com/omcp/toolfailure/internal/servicetest"
 	"github.com/omcp/toolfailure/server"
 )
-
-// logSink collects a JSON logger's lines and lets a test wait for one, so that a line written
-// after the response went out is found without sleeping.
-type logSink struct {
-	mu    sync.Mutex
-	rest  []byte
-	lines []string
-	grew  chan struct{} // closed and replaced on every write
-}
-
-func newLogSink() *logSink { return &logSink{grew: make(chan struct{})} }
-
-func (s *logSink) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rest = append(s.rest, p...)
-	for {
-		i := bytes.IndexByte(s.rest, '\n')
-		if i < 0 {
-			break
-		}
-		s.lines = append(s.lines, string(s.rest[:i]))
-		s.rest = s.rest[i+1:]
-	}
-	close(s.grew)
-	s.grew = make(chan struct{})
-	return len(p), nil
-}
-
-func (s *logSink) text() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.Join(s.lines, "\n")
-}
-
-// waitFor returns the first line that match accepts, waiting up to 10 s for it; every line must
-// be one JSON object.
-func (s *logSink) waitFor(t *testing.T, what string, match func(map[string]any) bool) map[string]any {
-	t.Helper()
-	deadline := time.NewTimer(10 * time.Second)
-	defer deadline.Stop()
-	for seen := 0; ; {
-		s.mu.Lock()
-		lines, grew := s.lines, s.grew
-		s.mu.Unlock()
-		for _, l := range lines[seen:] {
-			var m map[string]any
-			if err := json.Unmarshal([]byte(l), &m); err != nil {
-				t.Fatalf("log line is not JSON: %v\n%s", err, l)
-			}
-			if match(m) {
-				return m
-			}
-		}
-		seen = len(lines)
-		select {
-		case <-grew:
-		case <-deadline.C:
-			t.Fatalf("no log line for %s in:\n%s", what, s.text())
-		}
-	}
-}
 
 const (
 	classifyProcedure = "/toolfailure.v1.ClassifierService/Classify"
@@ -85,7 +20,7 @@ const (
 // when the caller put a secret in them.
 func TestAccessLog(t *testing.T) {
 	t.Parallel()
-	sink := newLogSink()
+	sink := servicetest.NewLogSink()
 	b := setupWith(t, func(c *server.Config) { c.Logger = slog.New(slog.NewJSONHandler(sink, nil)) })
 	const inMessage = "hunter2-in-the-message"
 	const inField = "sk_live_51H8xYzAbCdEfGhIjKlMnOpQr" // a field name ends up in the error's text
@@ -95,7 +30,7 @@ func TestAccessLog(t *testing.T) {
 		t.Fatalf("Classify: %d %v", status, res)
 	}
 	cid := metaOf(t, res)["correlationId"].(string)
-	line := sink.waitFor(t, "Classify", func(m map[string]any) bool { return m["procedure"] == classifyProcedure })
+	line := sink.WaitFor(t, "Classify", func(m map[string]any) bool { return m["procedure"] == classifyProcedure })
 	for k, want := range map[string]any{"level": "INFO", "msg": "rpc", "code": "ok", "correlationId": cid, "tenantName": "acme", "protocol": "connect"} {
 		if line[k] != want {
 			t.Errorf("Classify's line: %s = %v, want %v\n%v", k, line[k], want, line)
@@ -115,7 +50,7 @@ func TestAccessLog(t *testing.T) {
 	if status, res := b.post(t, getPath, b.lookupKey, `{"correlationId": "`+cid+`"}`); status != http.StatusOK {
 		t.Fatalf("GetFailure: %d %v", status, res)
 	}
-	sink.waitFor(t, "GetFailure", func(m map[string]any) bool {
+	sink.WaitFor(t, "GetFailure", func(m map[string]any) bool {
 		return m["procedure"] == getProcedure && m["code"] == "ok" && m["correlationId"] == cid
 	})
 
@@ -124,7 +59,7 @@ func TestAccessLog(t *testing.T) {
 	if status == http.StatusOK || !strings.Contains(res["message"].(string), inField) {
 		t.Fatalf("the premise: an unknown field is refused with its name in the error's text; got %d %v", status, res)
 	}
-	line = sink.waitFor(t, "the refused Classify", func(m map[string]any) bool { return m["code"] == "invalid_argument" })
+	line = sink.WaitFor(t, "the refused Classify", func(m map[string]any) bool { return m["code"] == "invalid_argument" })
 	if line["tenantName"] != "acme" || line["correlationId"] != nil {
 		t.Errorf("refused Classify's line: %v", line)
 	}
@@ -134,7 +69,7 @@ func TestAccessLog(t *testing.T) {
 	if status, _ := b.post(t, classifyPath, unknownKey, `{"tool": "t", "error": {"httpStatus": 503}}`); status != http.StatusUnauthorized {
 		t.Fatalf("unknown key: %d", status)
 	}
-	line = sink.waitFor(t, "the unknown key", func(m map[string]any) bool { return m["code"] == "unauthenticated" })
+	line = sink.WaitFor(t, "the unknown key", func(m map[string]any) bool { return m["code"] == "unauthenticated" })
 	if _, ok := line["tenant"]; ok {
 		t.Errorf("unauthenticated call's line names a tenant: %v", line)
 	}
@@ -151,11 +86,11 @@ func TestAccessLog(t *testing.T) {
 			t.Fatalf("GET %s: %d", path, res.StatusCode)
 		}
 	}
-	if strings.Contains(sink.text(), `"probe"`) || strings.Contains(sink.text(), "livez") {
-		t.Errorf("a probe was logged at info:\n%s", sink.text())
+	if strings.Contains(sink.Text(), `"probe"`) || strings.Contains(sink.Text(), "livez") {
+		t.Errorf("a probe was logged at info:\n%s", sink.Text())
 	}
 
-	logged := sink.text()
+	logged := sink.Text()
 	for _, secret := range []string{inMessage, inField, unknownKey, unknownKey[13:], b.reportKey, b.reportKey[13:], b.lookupKey[13:], "Bearer", "SMTP"} {
 		if strings.Contains(logged, secret) {
 			t.Errorf("the log holds %q:\n%s", secret, logged)
@@ -167,7 +102,7 @@ func TestAccessLog(t *testing.T) {
 // path and status, for an operator who asks for them.
 func TestProbesLogAtDebug(t *testing.T) {
 	t.Parallel()
-	sink := newLogSink()
+	sink := servicetest.NewLogSink()
 	b := setupWith(t, func(c *server.Config) {
 		c.Logger = slog.New(slog.NewJSONHandler(sink, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
@@ -177,7 +112,7 @@ func TestProbesLogAtDebug(t *testing.T) {
 			t.Fatal(err)
 		}
 		res.Body.Close()
-		line := sink.waitFor(t, path, func(m map[string]any) bool { return m["path"] == path })
+		line := sink.WaitFor(t, path, func(m map[string]any) bool { return m["path"] == path })
 		if line["level"] != "DEBUG" || line["msg"] != "probe" || line["status"] != float64(http.StatusOK) {
 			t.Errorf("%s: %v", path, line)
 		}
@@ -190,7 +125,7 @@ func TestProbesLogAtDebug(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	line := sink.waitFor(t, "gRPC health", func(m map[string]any) bool { return m["path"] == "/grpc.health.v1.Health/Check" })
+	line := sink.WaitFor(t, "gRPC health", func(m map[string]any) bool { return m["path"] == "/grpc.health.v1.Health/Check" })
 	if line["level"] != "DEBUG" || res.StatusCode != http.StatusOK {
 		t.Errorf("gRPC health: status %d, line %v", res.StatusCode, line)
 	}

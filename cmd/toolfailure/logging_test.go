@@ -1,20 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/omcp/toolfailure/internal/servicetest"
 
 	"github.com/omcp/toolfailure/internal/pgtest"
 	"github.com/omcp/toolfailure/mcpfailure"
@@ -62,80 +59,18 @@ func TestLogEnvUsageErrors(t *testing.T) {
 	}
 }
 
-// logSink collects a command's stderr and lets a test wait for a line, so that what a server
-// logs after it answered is found without sleeping.
-type logSink struct {
-	mu    sync.Mutex
-	rest  []byte
-	lines []string
-	grew  chan struct{} // closed and replaced on every write
-}
-
-func newLogSink() *logSink { return &logSink{grew: make(chan struct{})} }
-
-func (s *logSink) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rest = append(s.rest, p...)
-	for {
-		i := bytes.IndexByte(s.rest, '\n')
-		if i < 0 {
-			break
-		}
-		s.lines = append(s.lines, string(s.rest[:i]))
-		s.rest = s.rest[i+1:]
-	}
-	close(s.grew)
-	s.grew = make(chan struct{})
-	return len(p), nil
-}
-
-func (s *logSink) text() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.Join(s.lines, "\n") + string(s.rest)
-}
-
-// waitFor returns the first line that match accepts, waiting up to 30 s for it; every line must
-// be one JSON object.
-func (s *logSink) waitFor(t *testing.T, what string, match func(map[string]any) bool) map[string]any {
-	t.Helper()
-	deadline := time.NewTimer(30 * time.Second)
-	defer deadline.Stop()
-	for seen := 0; ; {
-		s.mu.Lock()
-		lines, grew := s.lines, s.grew
-		s.mu.Unlock()
-		for _, l := range lines[seen:] {
-			var m map[string]any
-			if err := json.Unmarshal([]byte(l), &m); err != nil {
-				t.Fatalf("a log line is not JSON (%v):\n%s", err, l)
-			}
-			if match(m) {
-				return m
-			}
-		}
-		seen = len(lines)
-		select {
-		case <-grew:
-		case <-deadline.C:
-			t.Fatalf("no log line for %s in:\n%s", what, s.text())
-		}
-	}
-}
-
-// startLogged runs a long-running command (serve, proxy) with stderr into a logSink until the
+// startLogged runs a long-running command (serve, proxy) with stderr into a LogSink until the
 // test ends, when it must exit 0.
-func startLogged(t *testing.T, args ...string) *logSink {
+func startLogged(t *testing.T, args ...string) *servicetest.LogSink {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	sink := newLogSink()
+	sink := servicetest.NewLogSink()
 	done := make(chan int, 1)
 	go func() { done <- runWith(ctx, defaultDeps(), args, io.Discard, sink) }()
 	t.Cleanup(func() {
 		cancel()
 		if code := <-done; code != 0 {
-			t.Errorf("%s exited %d after its context ended:\n%s", args[0], code, sink.text())
+			t.Errorf("%s exited %d after its context ended:\n%s", args[0], code, sink.Text())
 		}
 	})
 	return sink
@@ -144,9 +79,9 @@ func startLogged(t *testing.T, args ...string) *logSink {
 var logURL = regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)|at (http://127\.0\.0\.1:\d+/mcp)`)
 
 // servedAt waits for the line that says where the command listens.
-func servedAt(t *testing.T, sink *logSink) string {
+func servedAt(t *testing.T, sink *servicetest.LogSink) string {
 	t.Helper()
-	line := sink.waitFor(t, "the address", func(m map[string]any) bool {
+	line := sink.WaitFor(t, "the address", func(m map[string]any) bool {
 		msg, _ := m["msg"].(string)
 		return strings.Contains(msg, "serving") && logURL.MatchString(msg)
 	})
@@ -178,7 +113,7 @@ func TestServeLogsJSON(t *testing.T) {
 	res := post(t, url+"/toolfailure.v1.ClassifierService/Classify", key,
 		`{"tool": "create_issue", "error": {"httpStatus": 401, "message": "GitHub token `+secret+` expired"}}`)
 	cid := res["meta"].(map[string]any)[mcpfailure.MetaKey].(map[string]any)["correlationId"].(string)
-	line := sink.waitFor(t, "Classify", func(m map[string]any) bool { return m["msg"] == "rpc" && m["correlationId"] == cid })
+	line := sink.WaitFor(t, "Classify", func(m map[string]any) bool { return m["msg"] == "rpc" && m["correlationId"] == cid })
 	if line["level"] != "INFO" || line["code"] != "ok" || line["tenantName"] != "acme" || line["procedure"] != "/toolfailure.v1.ClassifierService/Classify" {
 		t.Errorf("Classify's line: %v", line)
 	}
@@ -190,10 +125,10 @@ func TestServeLogsJSON(t *testing.T) {
 	} else {
 		res.Body.Close()
 	}
-	if line := sink.waitFor(t, "/livez", func(m map[string]any) bool { return m["path"] == "/livez" }); line["level"] != "DEBUG" {
+	if line := sink.WaitFor(t, "/livez", func(m map[string]any) bool { return m["path"] == "/livez" }); line["level"] != "DEBUG" {
 		t.Errorf("/livez's line: %v", line)
 	}
-	logged := sink.text()
+	logged := sink.Text()
 	for _, s := range []string{secret, key, key[13:], "GitHub token", "toolfailure: "} {
 		if strings.Contains(logged, s) {
 			t.Errorf("serve's log holds %q:\n%s", s, logged)
@@ -235,7 +170,7 @@ func TestProxyLogsRecordedFailure(t *testing.T) {
 	if !present || err != nil {
 		t.Fatalf("the failed result has no toolFailure key (%v): %+v", err, res)
 	}
-	line := proxyLog.waitFor(t, "the recorded failure", func(m map[string]any) bool { return m["correlationId"] == tf.CorrelationID })
+	line := proxyLog.WaitFor(t, "the recorded failure", func(m map[string]any) bool { return m["correlationId"] == tf.CorrelationID })
 	if line["level"] != "INFO" || line["tool"] != "send_email" || line["class"] != string(tf.Class) {
 		t.Errorf("the proxy's line: %v", line)
 	}
@@ -243,8 +178,8 @@ func TestProxyLogsRecordedFailure(t *testing.T) {
 		t.Errorf("the proxy's line: durationMs %v", line["durationMs"])
 	}
 	// The service logged the same ID for the Classify that recorded it.
-	serveLog.waitFor(t, "the proxy's Classify", func(m map[string]any) bool { return m["msg"] == "rpc" && m["correlationId"] == tf.CorrelationID })
-	for name, logged := range map[string]string{"proxy": proxyLog.text(), "serve": serveLog.text()} {
+	serveLog.WaitFor(t, "the proxy's Classify", func(m map[string]any) bool { return m["msg"] == "rpc" && m["correlationId"] == tf.CorrelationID })
+	for name, logged := range map[string]string{"proxy": proxyLog.Text(), "serve": serveLog.Text()} {
 		for _, s := range []string{secret, key, key[13:], "Unauthorized"} {
 			if strings.Contains(logged, s) {
 				t.Errorf("%s's log holds %q:\n%s", name, s, logged)
@@ -259,7 +194,7 @@ func TestChildStderrInJSON(t *testing.T) {
 	t.Parallel()
 	var f logFlags
 	f.format, f.level = &envString{value: "json"}, &envString{value: "info"}
-	sink := newLogSink()
+	sink := servicetest.NewLogSink()
 	log, err := f.logger(sink)
 	if err != nil {
 		t.Fatal(err)
@@ -271,7 +206,7 @@ func TestChildStderrInJSON(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"listening on stdio", `config "prod" loaded`, strings.Repeat("x", maxStderrLine)} {
-		sink.waitFor(t, want[:min(len(want), 20)], func(m map[string]any) bool { return m["msg"] == "upstream stderr" && m["line"] == want })
+		sink.WaitFor(t, want[:min(len(want), 20)], func(m map[string]any) bool { return m["msg"] == "upstream stderr" && m["line"] == want })
 	}
 	f.format.value = "text"
 	if got := f.childStderr(io.Discard, log); got != io.Discard {
