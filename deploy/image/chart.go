@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -55,14 +54,33 @@ func readYAML(path string, v any) error {
 	return nil
 }
 
-// moduleDir is the root of the module that the working directory is in.
+// moduleDir is the root of the toolfailure module: the nearest directory, from the working
+// directory up, whose go.mod declares it. The image builder is a module of its own (so that the
+// service's module does not carry go-containerregistry), so "go env GOMOD" would name the wrong one.
 func moduleDir() (string, error) {
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	dir, err := os.Getwd()
 	if err != nil {
 		return "", fmt.Errorf("find the module: %w", err)
 	}
-	if p := strings.TrimSpace(string(gomod)); p != "" && p != os.DevNull {
-		return filepath.Dir(p), nil
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && modulePath(b) == module {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("find the module: run it inside a toolfailure checkout: go run -C deploy/image . -o toolfailure.oci.tar")
+		}
+		dir = parent
 	}
-	return "", errors.New("find the module: run it inside the toolfailure module (go run ./deploy/image)")
+}
+
+// modulePath is the path a go.mod declares, or "" if it declares none.
+func modulePath(gomod []byte) string {
+	for _, line := range strings.Split(string(gomod), "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
 }

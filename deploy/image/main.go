@@ -16,7 +16,7 @@
 // default values name it (image.repository, tagged with the chart's appVersion), so that the chart
 // runs it unchanged once it is in that registry:
 //
-//	go run ./deploy/image -o toolfailure.oci.tar
+//	go run -C deploy/image . -o "$PWD/toolfailure.oci.tar"
 //
 // Every file has the same modification time (SOURCE_DATE_EPOCH, else the commit time of the
 // binary's VCS stamp, else the Unix epoch), so the same inputs give the same image digest.
