@@ -50,7 +50,13 @@ var sep3313Defects = map[string]string{
 	"object-rewritten":                   "sep-3313-relay-passes-object-unchanged",
 	"tool-error-as-protocol-error":       "sep-3313-relay-no-error-conversion",
 	"read-only-without-idempotent-hint":  "sep-3313-read-only-idempotent-hint",
+	"task-key-outside-result":            "sep-3313-task-result-carries-key",
 }
+
+// noTasks is why the task row is SKIPPED against a server that does not
+// run tool calls as tasks (the Go SDK, v1.8.0, has no tasks), as the
+// scenario words it.
+const noTasks = "does not run tool calls as tasks"
 
 // sep3313ClientDefects maps each defect of the negative test client
 // (examples/clients/typescript/sep-3313-broken-client.ts) to the one check
@@ -75,8 +81,14 @@ var sep3313ClientDefects = map[string]string{
 //   - against the TypeScript reporter's example server on 2025-11-25 (the
 //     TypeScript SDK's newest): every check passes, and each correlation ID
 //     it sent is a record of the service it reported to;
+//   - against "toolfailure proxy" in front of a TypeScript SDK server that
+//     knows nothing of the proposal and runs a tool call as a task
+//     (examples/servers/typescript/sep-3313-task-server.ts, 2025-11-25):
+//     every check passes, the task row included, and the correlation ID
+//     the proxy put inside the task's result is a record of the service;
 //   - against the negative test server's control path on 2025-11-25 and
-//     2026-07-28: every check passes;
+//     2026-07-28 (where it runs the task in the tasks extension's form):
+//     every check passes;
 //   - against each of its defects: the check the defect targets fails (warns,
 //     for a SHOULD) and every other check passes.
 //
@@ -99,6 +111,7 @@ func TestSEP3313Scenario(t *testing.T) {
 	tg := startTargets(t)
 	fixture := sc.startFixture(t)
 	reporter := sc.startReporter(t, tg.svc)
+	tasks := sc.startTaskProxy(t, tg.svc)
 
 	// A column is one target: a server's URL, or a client's command. skip
 	// names the checks the target leaves nothing to inspect for, and why:
@@ -108,16 +121,25 @@ func TestSEP3313Scenario(t *testing.T) {
 		skip               map[string]string
 		checks             []sep3313Check
 	}
+	untasked := map[string]string{"sep-3313-task-result-carries-key": noTasks}
 	cols := []*column{
-		{name: "server", target: tg.direct, spec: "2025-11-25"},
-		{name: "proxy-http", target: tg.viaHTTP, spec: "2025-11-25"},
-		{name: "proxy-stdio", target: tg.viaStdio, spec: "2025-11-25"},
+		{name: "server", target: tg.direct, spec: "2025-11-25", skip: untasked},
+		{name: "proxy-http", target: tg.viaHTTP, spec: "2025-11-25", skip: untasked},
+		{name: "proxy-stdio", target: tg.viaStdio, spec: "2025-11-25", skip: untasked},
 		{name: "ts-reporter", target: reporter, spec: "2025-11-25", skip: map[string]string{
 			// The TypeScript SDK's McpServer (1.32.2) answers a call of an
 			// unknown tool with an error result, not the JSON-RPC error the
 			// specification asks for (typescript-sdk#1510), so no JSON-RPC
 			// error reaches the row; the other servers exercise it.
 			"sep-3313-no-key-in-jsonrpc-error": "the unknown tool was answered with a result",
+			"sep-3313-task-result-carries-key": noTasks,
+		}},
+		{name: "proxy-tasks", target: tasks, spec: "2025-11-25", skip: map[string]string{
+			// The same SDK, so the same unknown-tool answer; and its
+			// failures say "Retry-After" in text only, from which the
+			// service need not derive retryNotBefore, which is optional.
+			"sep-3313-no-key-in-jsonrpc-error":   "the unknown tool was answered with a result",
+			"sep-3313-retry-not-before-epoch-ms": "no error result carried retryNotBefore",
 		}},
 		{name: "fixture", target: fixture, spec: "2025-11-25"},
 		{name: "fixture@draft", target: fixture, spec: "2026-07-28"},
@@ -141,6 +163,7 @@ func TestSEP3313Scenario(t *testing.T) {
 		}
 	}
 	sc.checkRecorded(t, tg.svc, cols[3].checks)
+	sc.checkTaskRecorded(t, tg.svc, cols[4].checks)
 	direct := statusByID(cols[0].checks)
 	for _, c := range cols[1:3] {
 		got := statusByID(c.checks)
@@ -391,6 +414,43 @@ func (sc *sep3313) startReporter(t *testing.T, svc servicetest.Service) string {
 	cmd.Dir = sc.dir
 	cmd.Env = append(os.Environ(), "PORT=0", "TOOLFAILURE_SERVER="+svc.URL, "TOOLFAILURE_KEY="+svc.ReportKey)
 	return servicetest.StartAndScan(t, cmd, regexp.MustCompile(`running on (http://\S+/mcp)`), "sep-3313 ts-reporter")
+}
+
+// startTaskProxy starts "toolfailure proxy --listen", reporting to svc, with
+// the task example server (stdio, the TypeScript SDK) as its child, and
+// returns its URL.
+func (sc *sep3313) startTaskProxy(t *testing.T, svc servicetest.Service) string {
+	t.Helper()
+	script := filepath.Join(sc.dir, "examples", "servers", "typescript", "sep-3313-task-server.ts")
+	env := append(os.Environ(), "TOOLFAILURE_SERVER="+svc.URL, "TOOLFAILURE_KEY="+svc.ReportKey)
+	return start(t, env, regexp.MustCompile(`(http://\S+/mcp)`), "proxy-tasks", toolfailureBin, "proxy", "--listen", "127.0.0.1:0", "--", sc.node, sc.tsx, script)
+}
+
+// checkTaskRecorded looks up the correlation ID that the task row saw inside
+// the task's result, in the service the proxy reported to: the failure of a
+// tool call run as a task is recorded like any other, under the tool's name
+// and the upstream's.
+func (sc *sep3313) checkTaskRecorded(t *testing.T, svc servicetest.Service, checks []sep3313Check) {
+	t.Helper()
+	for _, ch := range checks {
+		if ch.ID != "sep-3313-task-result-carries-key" {
+			continue
+		}
+		tf, _ := ch.Details["toolFailure"].(map[string]any)
+		id, _ := tf["correlationId"].(string)
+		if id == "" {
+			t.Fatalf("proxy-tasks: the task row saw no correlation ID: %v", ch.Details)
+		}
+		res, err := mcpfailure.NewFailureClient(nil, svc.URL, svc.LookupKey).GetFailure(t.Context(), &toolfailurev1.GetFailureRequest{CorrelationId: id})
+		if err != nil {
+			t.Fatalf("proxy-tasks: %s: GetFailure: %v", id, err)
+		}
+		if f := res.GetFailure(); f.GetTool() != "test_tool_failure_task" || f.GetServer() != "sep-3313-task-server" {
+			t.Errorf("proxy-tasks: %s is a record of %s on %q, want test_tool_failure_task on sep-3313-task-server", id, f.GetTool(), f.GetServer())
+		}
+		return
+	}
+	t.Error("proxy-tasks: no sep-3313-task-result-carries-key check")
 }
 
 // reporterLabel is the server label the TypeScript reporter's example

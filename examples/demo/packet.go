@@ -49,6 +49,7 @@ var implementedIn = map[string][]place{
 	"sep-3313-baseline-code-class":                   {place{"internal/classify/classify.go", "BaselineCodes"}, checker("code-class-mismatch")},
 	"sep-3313-key-only-on-error":                     {middlewareAnn, place{"internal/mcpproxy/message.go", "isErrorResult"}, reporterAnn, checker("key-on-non-error")},
 	"sep-3313-no-key-in-jsonrpc-error":               {middlewareErrs, proxyErrors, checker("key-on-protocol-error")},
+	"sep-3313-task-result-carries-key":               {place{"internal/mcpproxy/task.go", "session.annotateTask"}, place{"internal/mcpproxy/task.go", "session.annotateInTask"}},
 	"sep-3313-keeps-text-content":                    {middlewareAnn, proxySplice, reporterAnn},
 	"sep-3313-keeps-other-meta":                      {middlewareAnn, proxySplice, reporterAnn},
 	"sep-3313-relay-passes-object-unchanged":         {proxyAnnotate, middlewareAnn},

@@ -23,7 +23,7 @@
 // values, whose params and results stay json.RawMessage), and keeps one
 // session between the client and the upstream: the handshake, every request
 // and notification in both directions, and their IDs pass through
-// untouched. It looks at only four kinds of message:
+// untouched. It looks at only five kinds of message:
 //
 //   - answers to initialize (and server/discover), for the upstream's name
 //     (the label failures are reported under, unless --label says
@@ -40,7 +40,15 @@
 //     quote; a POST's Mcp-Name header (2026-07-28) names the tool without
 //     the body being decoded for it;
 //   - notifications/cancelled from the client, so that the echo of a
-//     cancellation is not recorded as a tool failure.
+//     cancellation is not recorded as a tool failure;
+//   - tasks (task.go): a tools/call answered with a task handle is
+//     remembered, with its tool and trace context, and the failed result
+//     the task ends with (the answer to tasks/result, 2025-11-25; the
+//     completed task's result in tasks/get and notifications/tasks,
+//     2026-07-28) gets the key as a direct result would, the task
+//     completed and every other member as it came; every message that
+//     carries the same result gets the same object. Memory is bounded per
+//     session (Config.MaxTasks, Config.TaskExpiry).
 //
 // Successful results, and everything else, are written out as they were
 // read, in the SDK's encoding of a jsonrpc.Message: params and result keep

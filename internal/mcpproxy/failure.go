@@ -58,24 +58,45 @@ func (s *session) annotateAndSend(ctx context.Context, c *call, resp *jsonrpc.Re
 }
 
 func (s *session) annotate(ctx context.Context, c *call, raw json.RawMessage) (json.RawMessage, *mcpfailure.ToolFailure, bool) {
+	members, obj, failure, ok := s.classifyResult(ctx, c, raw)
+	if !ok {
+		return nil, nil, false
+	}
+	if mcpfailure.NeedsResultType(c.version) {
+		// The proxy writes this result, so it answers for what the
+		// negotiated version requires of it, whatever the upstream sent.
+		if _, ok := lookup(members, "resultType"); !ok {
+			members = append(members, member{"resultType", json.RawMessage(`"complete"`)})
+		}
+	}
+	out, err := withMetaKey(members, s.p.cfg.MetaKey, obj)
+	if err != nil {
+		s.log.Error("toolfailure proxy: cannot add the toolFailure key", slog.Any("error", err))
+		return nil, nil, false
+	}
+	return out, failure, true
+}
+
+// classifyResult has the service classify the failed result raw of call c
+// and returns the result's members and the toolFailure object to add to
+// them, as JSON. ok is false when the result is to go out unchanged: it is
+// not an object, it carries the key already, or the service gave no
+// answer within the budget.
+func (s *session) classifyResult(ctx context.Context, c *call, raw json.RawMessage) (members []member, obj json.RawMessage, failure *mcpfailure.ToolFailure, ok bool) {
 	members, err := objectMembers(raw)
 	if err != nil {
 		s.log.Warn("toolfailure proxy: failed tool result is not a JSON object; sent unchanged", slog.String("tool", c.tool), slog.Any("error", err))
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	if meta, ok := lookup(members, "_meta"); ok {
-		if metaMembers, err := objectMembers(meta); err == nil {
-			if _, tagged := lookup(metaMembers, s.p.cfg.MetaKey); tagged {
-				// The server classified the failure itself; its logs know
-				// that correlation ID, so the result stays exactly as it is.
-				return nil, nil, false
-			}
-		}
+	if metaHasKey(members, s.p.cfg.MetaKey) {
+		// The server classified the failure itself; its logs know
+		// that correlation ID, so the result stays exactly as it is.
+		return nil, nil, nil, false
 	}
 	a, err := s.annotatorFor()
 	if err != nil {
 		s.log.Error("toolfailure proxy: no annotator", slog.Any("error", err))
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 
 	// One budget for the whole detour: the annotations lookup and Classify.
@@ -87,31 +108,32 @@ func (s *session) annotate(ctx context.Context, c *call, raw json.RawMessage) (j
 	res := decodeResult(members)
 	annotated := a.Annotate(bctx, c.tool, c.meta, annotations, res)
 	if annotated == res {
-		return nil, nil, false // a miss; the Annotator logged and counted it
+		return nil, nil, nil, false // a miss; the Annotator logged and counted it
 	}
 	key := s.p.cfg.MetaKey
-	obj, err := marshalJSON(annotated.Meta[key])
+	obj, err = marshalJSON(annotated.Meta[key])
 	if err != nil {
 		s.log.Error("toolfailure proxy: cannot encode the toolFailure object", slog.Any("error", err))
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	if mcpfailure.NeedsResultType(c.version) {
-		// The proxy writes this result, so it answers for what the
-		// negotiated version requires of it, whatever the upstream sent.
-		if _, ok := lookup(members, "resultType"); !ok {
-			members = append(members, member{"resultType", json.RawMessage(`"complete"`)})
-		}
-	}
-	out, err := withMetaKey(members, key, obj)
-	if err != nil {
-		s.log.Error("toolfailure proxy: cannot add the toolFailure key", slog.Any("error", err))
-		return nil, nil, false
-	}
-	var failure *mcpfailure.ToolFailure
 	if tf, present, err := mcpfailure.Parse(&mcp.CallToolResult{Meta: mcp.Meta{mcpfailure.MetaKey: annotated.Meta[key]}}); present && err == nil {
 		failure = &tf
 	}
-	return out, failure, true
+	return members, obj, failure, true
+}
+
+// metaHasKey reports whether a result's _meta holds key.
+func metaHasKey(members []member, key string) bool {
+	meta, ok := lookup(members, "_meta")
+	if !ok {
+		return false
+	}
+	metaMembers, err := objectMembers(meta)
+	if err != nil {
+		return false
+	}
+	_, tagged := lookup(metaMembers, key)
+	return tagged
 }
 
 // annotatorFor returns the session's Annotator, made on first use so that

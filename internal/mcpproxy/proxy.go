@@ -71,6 +71,15 @@ type Config struct {
 	// capabilities. Empty means mcpfailure.MetaKey, the proposal's name; a
 	// deployment under a vendor prefix sets the same name in its clients.
 	MetaKey string
+	// MaxTasks bounds the tasks one session remembers (see task.go): for
+	// each task a tools/call created, the tool and the call's trace
+	// context, which classifying the task's failed result needs. Past it
+	// the oldest is forgotten, and its failure goes out without the key.
+	// Zero means DefaultMaxTasks.
+	MaxTasks int
+	// TaskExpiry is how long a session remembers a task after its
+	// tools/call was answered. Zero means DefaultTaskExpiry.
+	TaskExpiry time.Duration
 	// Telemetry records each tools/call the proxy relays as an MCP server
 	// span and in mcp.server.operation.duration, as the Go middleware does,
 	// with the JSON-RPC request ID the middleware cannot see; a failure's
@@ -113,6 +122,15 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	if cfg.MetaKey == "" {
 		cfg.MetaKey = mcpfailure.MetaKey
+	}
+	if cfg.MaxTasks < 0 || cfg.TaskExpiry < 0 {
+		return nil, fmt.Errorf("mcpproxy: Config.MaxTasks %d or Config.TaskExpiry %v is negative", cfg.MaxTasks, cfg.TaskExpiry)
+	}
+	if cfg.MaxTasks == 0 {
+		cfg.MaxTasks = DefaultMaxTasks
+	}
+	if cfg.TaskExpiry == 0 {
+		cfg.TaskExpiry = DefaultTaskExpiry
 	}
 	if err := mcpfailure.CheckMetaKey(cfg.MetaKey); err != nil {
 		return nil, fmt.Errorf("mcpproxy: Config.MetaKey: %w", err)
@@ -216,6 +234,7 @@ func (p *Proxy) newSession(parent context.Context, client, upstream mcp.Connecti
 		pending:      map[jsonrpc.ID]*call{},
 		own:          map[jsonrpc.ID]chan *jsonrpc.Response{},
 		tools:        map[string]*mcp.ToolAnnotations{},
+		tasks:        newTaskTable(p.cfg.MaxTasks, p.cfg.TaskExpiry),
 		upstreamGone: make(chan struct{}),
 		drained:      make(chan struct{}, 1),
 	}
@@ -393,8 +412,10 @@ type session struct {
 	// tools holds the annotations of every tool seen in a tools/list answer
 	// (nil for a tool without any). toolsComplete says a whole listing was
 	// seen since the last list_changed, so a missing name is really missing.
-	tools           map[string]*mcp.ToolAnnotations
-	toolsComplete   bool
+	tools         map[string]*mcp.ToolAnnotations
+	toolsComplete bool
+	// tasks holds the tasks that tools/call answers created (task.go).
+	tasks           *taskTable
 	serverName      string
 	protocolVersion string
 	initialized     bool
@@ -429,6 +450,7 @@ type call struct {
 	tool   string         // tools/call: params.name
 	meta   map[string]any // tools/call: params._meta
 	cursor bool           // tools/list: a later page was asked for
+	taskID string         // tasks/get, tasks/result: params.taskId
 	// version is the protocol version the call was made under: the
 	// session's, or the one its _meta (stateless protocol) or its
 	// Mcp-Protocol-Version header names.
@@ -536,6 +558,9 @@ func (s *session) upstreamMessage(ctx context.Context, msg jsonrpc.Message) {
 						return
 					}
 				case !isErrorResult(m.Result):
+					// A task handle (the tool runs as a task) is a
+					// success of the call; its result comes later.
+					s.rememberTask(c, m.Result)
 					c.end(mcpfailure.Outcome{})
 				case s.p.cfg.Classifier == nil:
 					c.end(mcpfailure.Outcome{ToolError: true}) // no service: relayed as it came
@@ -544,11 +569,18 @@ func (s *session) upstreamMessage(ctx context.Context, msg jsonrpc.Message) {
 					go s.annotateAndSend(ctx, c, m)
 					return
 				}
+			case "tasks/result", "tasks/get":
+				if s.taskAnswer(ctx, c, m) {
+					return
+				}
 			}
 		}
 	case *jsonrpc.Request:
 		if m.Method == "notifications/tools/list_changed" {
 			s.forgetTools()
+		}
+		if s.taskNotification(ctx, m) {
+			return
 		}
 	}
 	s.toClient(ctx, msg)
@@ -615,6 +647,8 @@ func (s *session) track(req *jsonrpc.Request) {
 		}
 		_ = json.Unmarshal(req.Params, &p)
 		c.cursor = p.Cursor != ""
+	case "tasks/get", "tasks/result":
+		c.taskID = taskParams(req.Params)
 	case "logging/setLevel":
 		var p struct {
 			Level string `json:"level"`

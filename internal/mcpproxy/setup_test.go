@@ -71,6 +71,7 @@ func newProxyConfig(t *testing.T, cfg mcpproxy.Config) *mcpproxy.Proxy {
 		Budget:          cfg.Budget,
 		MaxMessageBytes: cfg.MaxMessageBytes,
 		MetaKey:         cfg.MetaKey,
+		MaxTasks:        cfg.MaxTasks,
 		ShutdownGrace:   5 * time.Second,
 		Logger:          slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})

@@ -143,6 +143,15 @@ export async function connectStateless(
     ) {
       headers['Mcp-Name'] = params.name;
     }
+    // The tasks extension routes a task's requests by its ID.
+    if (
+      (method === 'tasks/get' ||
+        method === 'tasks/update' ||
+        method === 'tasks/cancel') &&
+      typeof params.taskId === 'string'
+    ) {
+      headers['Mcp-Name'] = params.taskId;
+    }
     const body = {
       jsonrpc: '2.0',
       id,

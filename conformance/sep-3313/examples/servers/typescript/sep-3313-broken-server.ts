@@ -12,7 +12,10 @@
  * The tool-failure scenario should emit FAILURE (WARNING for a SHOULD) for
  * the check each defect names, and pass the others. It speaks both
  * lifecycles with plain JSON responses: initialize (2025-11-25) and
- * per-request `_meta` with server/discover (2026-07-28, SEP-2575).
+ * per-request `_meta` with server/discover (2026-07-28, SEP-2575), and runs
+ * `test_tool_failure_task` as a task in the form of each: params.task,
+ * tasks/get and tasks/result (2025-11-25); the tasks extension's
+ * resultType "task" and the result inlined in tasks/get (2026-07-28).
  */
 
 import express from 'express';
@@ -40,8 +43,11 @@ export const DEFECTS: Record<string, string> = {
   'other-meta-dropped': 'sep-3313-keeps-other-meta',
   'object-rewritten': 'sep-3313-relay-passes-object-unchanged',
   'tool-error-as-protocol-error': 'sep-3313-relay-no-error-conversion',
-  'read-only-without-idempotent-hint': 'sep-3313-read-only-idempotent-hint'
+  'read-only-without-idempotent-hint': 'sep-3313-read-only-idempotent-hint',
+  'task-key-outside-result': 'sep-3313-task-result-carries-key'
 };
+
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 let nextId = 0;
 function correlationId(): string {
@@ -62,7 +68,15 @@ function tools(defect: string): Json[] {
     },
     { name: 'test_tool_failure_governance', inputSchema: { type: 'object' } },
     { name: 'test_tool_failure_other_meta', inputSchema: { type: 'object' } },
-    { name: 'test_tool_failure_preclassified', inputSchema: { type: 'object' } }
+    {
+      name: 'test_tool_failure_preclassified',
+      inputSchema: { type: 'object' }
+    },
+    {
+      name: 'test_tool_failure_task',
+      inputSchema: { type: 'object' },
+      execution: { taskSupport: 'optional' }
+    }
   ];
 }
 
@@ -196,9 +210,86 @@ function callTool(defect: string, name: string, args: Json): Json {
   }
 }
 
+/** The tasks test_tool_failure_task created, by ID: each already ended. */
+const tasks = new Map<string, { defect: string; result: Json }>();
+
+function taskFields(taskId: string): Json {
+  const at = new Date().toISOString();
+  return { taskId, createdAt: at, lastUpdatedAt: at };
+}
+
+/** The failed result of test_tool_failure_task, with the key unless the defect moves it. */
+function taskToolResult(defect: string): Json {
+  return failed(
+    'Permission denied: exports.run is required.',
+    defect === 'task-key-outside-result'
+      ? undefined
+      : {
+          class: 'governance',
+          code: 'permission_denied',
+          correlationId: correlationId(),
+          agentGuidance: 'Tell the user they lack the permission for this.'
+        }
+  );
+}
+
+/** Runs test_tool_failure_task as a task, which ends completed with a failed result. */
+function startTask(defect: string, draft: boolean): Json {
+  const taskId = `task-${Math.random().toString(36).slice(2, 12)}`;
+  tasks.set(taskId, { defect, result: taskToolResult(defect) });
+  const fields = { ...taskFields(taskId), status: 'working' };
+  return draft
+    ? { resultType: 'task', ...fields, ttlMs: 60_000, pollIntervalMs: 10 }
+    : { task: { ...fields, ttl: 60_000, pollInterval: 10 } };
+}
+
+function taskOf(params: Json): { defect: string; result: Json } {
+  const task = tasks.get(String(params.taskId));
+  if (!task) {
+    throw new RpcError(-32602, 'Failed to retrieve task: Task not found');
+  }
+  return task;
+}
+
+/**
+ * The task as tasks/get answers it: completed; on 2026-07-28 (a request
+ * with `_meta`) with its result inlined. The defect puts the key on the
+ * task instead.
+ */
+function getTask(params: Json): Json {
+  const { defect, result } = taskOf(params);
+  const draft = '_meta' in params;
+  const task: Json = {
+    ...(draft ? { resultType: 'complete' } : {}),
+    ...taskFields(String(params.taskId)),
+    status: 'completed',
+    ...(draft ? { ttlMs: 60_000, result } : { ttl: 60_000 })
+  };
+  if (defect === 'task-key-outside-result') {
+    task._meta = {
+      [KEY]: {
+        class: 'governance',
+        code: 'permission_denied',
+        correlationId: correlationId()
+      }
+    };
+  }
+  return task;
+}
+
+function declaresTasks(params: Json): boolean {
+  const meta = params._meta as Json | undefined;
+  const caps = meta?.['io.modelcontextprotocol/clientCapabilities'] as
+    | Json
+    | undefined;
+  const extensions = caps?.extensions as Json | undefined;
+  return extensions !== undefined && TASKS_EXTENSION in extensions;
+}
+
 const capabilities = {
   tools: {},
-  extensions: { [KEY]: { version: '2026-07-28' } }
+  tasks: { requests: { tools: { call: {} } } },
+  extensions: { [KEY]: { version: '2026-07-28' }, [TASKS_EXTENSION]: {} }
 };
 const serverInfo = { name: 'sep-3313-broken-server', version: '1.0.0' };
 // Fields the 2026-07-28 wire requires on results; older clients ignore them.
@@ -225,6 +316,12 @@ function handle(defect: string, method: string, params: Json): Json {
     case 'tools/list':
       return { ...draftFields, tools: tools(defect) };
     case 'tools/call':
+      if (params.name === 'test_tool_failure_task') {
+        if (params.task !== undefined) return startTask(defect, false);
+        if (declaresTasks(params)) return startTask(defect, true);
+        // A client that cannot take a task gets the result at once.
+        return { resultType: 'complete', ...taskToolResult(defect) };
+      }
       return {
         resultType: 'complete',
         ...callTool(
@@ -233,6 +330,10 @@ function handle(defect: string, method: string, params: Json): Json {
           (params.arguments as Json) ?? {}
         )
       };
+    case 'tasks/get':
+      return getTask(params);
+    case 'tasks/result':
+      return taskOf(params).result;
     default:
       throw new RpcError(-32601, 'Method not found');
   }

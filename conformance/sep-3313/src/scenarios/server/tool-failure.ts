@@ -18,6 +18,7 @@ import {
   type RunContext
 } from '../../connection';
 import { untestableCheck } from '../untestable';
+import { DRAFT_PROTOCOL_VERSION } from '../../types';
 
 const TOOL_FAILURE_KEY = 'io.modelcontextprotocol/toolFailure';
 const OTHER_META_KEY = 'com.example.conformance/requestId';
@@ -59,6 +60,10 @@ const RELIABILITY_TOOL = 'test_tool_failure_reliability';
 const GOVERNANCE_TOOL = 'test_tool_failure_governance';
 const OTHER_META_TOOL = 'test_tool_failure_other_meta';
 const PRECLASSIFIED_TOOL = 'test_tool_failure_preclassified';
+// Runs as a task when the server runs tool calls as tasks; not in
+// FAILING_TOOLS, which are called directly.
+const TASK_TOOL = 'test_tool_failure_task';
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const FAILING_TOOLS = [
   CAPABILITY_TOOL,
   RELIABILITY_TOOL,
@@ -68,6 +73,21 @@ const FAILING_TOOLS = [
 ];
 
 type Json = Record<string, unknown>;
+
+/**
+ * What a tools/call run as a task came back with: the task handle, the
+ * task as a poll saw it last, the task's result, or why the run stopped
+ * (\`skipped\`: the server does not run tool calls as tasks;
+ * \`untestable\`: a prerequisite is missing).
+ */
+interface TaskOutcome {
+  handle?: Json;
+  task?: Json;
+  result?: Json;
+  skipped?: string;
+  untestable?: string;
+  failure?: string;
+}
 
 /** What one tools/call came back with: a result or a JSON-RPC error. */
 interface Outcome {
@@ -161,7 +181,13 @@ an object already on a result on unchanged and turns no tool error into a protoc
 - \`${OTHER_META_TOOL}\` — fails, and its result's \`_meta\` carries \`${OTHER_META_KEY}\`
   equal to its \`requestId\` argument.
 - \`${PRECLASSIFIED_TOOL}\` — fails, and its result's \`_meta\` carries its \`toolFailure\`
-  argument, verbatim, as \`${TOOL_FAILURE_KEY}\` (an upstream that classified the failure itself).`;
+  argument, verbatim, as \`${TOOL_FAILURE_KEY}\` (an upstream that classified the failure itself).
+
+**Optional fixture, for a server that runs tool calls as tasks** (\`tasks.requests.tools.call\` on
+2025-11-25, the \`${TASKS_EXTENSION}\` extension on 2026-07-28):
+- \`${TASK_TOOL}\` — runs as a task that ends \`completed\` with a failed result. The key rides
+  inside the task's result (\`tasks/result\`; from 2026-07-28 the \`result\` of the completed
+  task in \`tasks/get\`), never on the task itself.`;
 
   async run(ctx: RunContext): Promise<ConformanceCheck[]> {
     const checks: ConformanceCheck[] = [];
@@ -247,6 +273,12 @@ an object already on a result on unchanged and turns no tool error into a protoc
     // A tool no server has: a protocol error, which must not carry the key.
     const unknown = await call(`sep_3313_no_such_tool_${randomToken()}`);
     outcomes.push(unknown);
+
+    const taskRun = await runAsTask(
+      conn,
+      ctx.specVersion === DRAFT_PROTOCOL_VERSION,
+      listedNames.has(TASK_TOOL)
+    );
 
     await conn.close();
 
@@ -754,6 +786,193 @@ an object already on a result on unchanged and turns no tool error into a protoc
       }
     }
 
+    // 17. A tool call run as a task: the key rides inside the task's result.
+    {
+      const id = 'sep-3313-task-result-carries-key';
+      const name = 'ToolFailureTaskResultCarriesKey';
+      const description =
+        "a failed tool call run as a task carries the key inside the task's result; the key is not on the task, and (2026-07-28) the task is completed, not failed";
+      if (taskRun.skipped) {
+        checks.push(skipped(id, name, description, taskRun.skipped));
+      } else if (taskRun.untestable) {
+        checks.push(
+          untestableCheck(id, name, description, taskRun.untestable, SPEC_REFS)
+        );
+      } else {
+        const errors: string[] = [];
+        if (taskRun.failure) errors.push(taskRun.failure);
+        // The key belongs to the result: not to the task handle, nor to
+        // the task object around the result.
+        for (const [what, obj] of [
+          ['the task handle', taskRun.handle],
+          ['the task', taskRun.task]
+        ] as const) {
+          if (hasKey(obj) || (isObject(obj) && TOOL_FAILURE_KEY in obj)) {
+            errors.push(`${what} carries ${TOOL_FAILURE_KEY}`);
+          }
+        }
+        const result = taskRun.result;
+        let notKeyed = false;
+        if (!taskRun.failure && result) {
+          if (result.isError !== true) {
+            errors.push("the task's result does not have isError: true");
+          } else if (!hasKey(result)) {
+            // Misplaced (on the task) is a failure; absent everywhere, the
+            // rule was not exercised.
+            errors.push(`the task's result carries no ${TOOL_FAILURE_KEY}`);
+            if (errors.length === 1) notKeyed = true;
+          } else {
+            const tf = toolFailureOf(result);
+            if (!isObject(tf)) {
+              errors.push('the toolFailure value is not an object');
+            } else {
+              if (!CLASSES.includes(tf.class as string))
+                errors.push(
+                  `class ${JSON.stringify(tf.class)} is not in the set`
+                );
+              const cid = tf.correlationId;
+              if (
+                typeof cid !== 'string' ||
+                !cid.startsWith('tf_') ||
+                cid.length > 64
+              )
+                errors.push(
+                  `correlationId ${JSON.stringify(cid)} is not a tf_ ID of at most 64 characters`
+                );
+            }
+          }
+        }
+        if (
+          ctx.specVersion === DRAFT_PROTOCOL_VERSION &&
+          isObject(taskRun.task) &&
+          taskRun.task.status !== 'completed'
+        ) {
+          errors.push(
+            `the task is ${JSON.stringify(taskRun.task.status)}: a tool error leaves it completed (failed is for JSON-RPC errors)`
+          );
+        }
+        checks.push(
+          notKeyed && errors.length === 1
+            ? untestableCheck(
+                id,
+                name,
+                description,
+                `${TASK_TOOL}'s task result carries no ${TOOL_FAILURE_KEY}`,
+                SPEC_REFS
+              )
+            : check(id, name, description, errors, {
+                taskId: taskRun.handle ? taskIdOf(taskRun.handle) : undefined,
+                status: isObject(taskRun.task)
+                  ? taskRun.task.status
+                  : undefined,
+                toolFailure: toolFailureOf(result)
+              })
+        );
+      }
+    }
+
     return checks;
   }
+}
+
+function taskIdOf(handle: Json): string | undefined {
+  // 2026-07-28: the task's members are the handle's; 2025-11-25: its "task".
+  const task = isObject(handle.task) ? handle.task : handle;
+  return typeof task.taskId === 'string' ? task.taskId : undefined;
+}
+
+/**
+ * Calls the task fixture as a task and follows the task to its end: on
+ * 2025-11-25 with params.task, then tasks/result for the result and tasks/get
+ * for the status; on 2026-07-28 with the tasks extension in the request's
+ * capabilities, then tasks/get until the task is terminal, its result inlined.
+ */
+async function runAsTask(
+  conn: Connection,
+  draft: boolean,
+  listed: boolean
+): Promise<TaskOutcome> {
+  const discovered = await conn.discover();
+  const caps = isObject(discovered.capabilities) ? discovered.capabilities : {};
+  const extensions = isObject(caps.extensions) ? caps.extensions : {};
+  const tasks = isObject(caps.tasks) ? caps.tasks : {};
+  const requests = isObject(tasks.requests) ? tasks.requests : {};
+  const runsTasks = draft
+    ? TASKS_EXTENSION in extensions
+    : isObject(requests.tools) && isObject(requests.tools.call);
+  if (!runsTasks) {
+    return {
+      skipped: draft
+        ? `the server does not run tool calls as tasks (no ${TASKS_EXTENSION} extension)`
+        : 'the server does not run tool calls as tasks (no tasks.requests.tools.call capability)'
+    };
+  }
+  if (!listed) {
+    return {
+      untestable: `the server runs tasks but does not list ${TASK_TOOL}`
+    };
+  }
+  const out: TaskOutcome = {};
+  try {
+    const params: Json = draft
+      ? {
+          name: TASK_TOOL,
+          arguments: {},
+          _meta: {
+            'io.modelcontextprotocol/clientCapabilities': {
+              extensions: { [TASKS_EXTENSION]: {} }
+            }
+          }
+        }
+      : { name: TASK_TOOL, arguments: {}, task: { ttl: 60_000 } };
+    out.handle = await conn.request<Json>('tools/call', params);
+    const taskId = taskIdOf(out.handle);
+    if (!taskId) {
+      // The server may answer any call directly; this one it did not run
+      // as a task, so the rule was not exercised.
+      return {
+        untestable: `${TASK_TOOL} was answered without a task: ${JSON.stringify(out.handle).slice(0, 200)}`
+      };
+    }
+    if (draft) {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        out.task = await conn.request<Json>('tasks/get', { taskId });
+        const status = out.task.status;
+        if (
+          status === 'completed' ||
+          status === 'failed' ||
+          status === 'cancelled'
+        )
+          break;
+        if (Date.now() > deadline) {
+          out.failure = `the task is still ${JSON.stringify(status)} after 10 s`;
+          return out;
+        }
+        const wait =
+          typeof out.task.pollIntervalMs === 'number'
+            ? out.task.pollIntervalMs
+            : 100;
+        await new Promise((r) =>
+          setTimeout(r, Math.min(Math.max(wait, 10), 500))
+        );
+      }
+      out.result = isObject(out.task.result) ? out.task.result : undefined;
+      if (!out.result) {
+        out.failure = `the ${JSON.stringify(out.task.status)} task has no result: a tool error is a result of a completed task`;
+      }
+    } else {
+      // tasks/result waits for the task to end.
+      out.result = await conn.request<Json>('tasks/result', { taskId });
+      out.task = await conn.request<Json>('tasks/get', { taskId });
+    }
+  } catch (error) {
+    out.failure =
+      error instanceof JsonRpcError
+        ? `JSON-RPC error ${error.code}: ${error.message}`
+        : error instanceof Error
+          ? error.message
+          : String(error);
+  }
+  return out;
 }
