@@ -3,6 +3,8 @@ package classify
 import (
 	"regexp"
 	"strings"
+
+	"github.com/omcp/toolfailure/internal/literal"
 )
 
 // A page from a web application firewall, a bot manager or a virus
@@ -34,31 +36,29 @@ var blockText = regexp.MustCompile(`(?i)(used cloudflare to restrict access|sorr
 // run over every long message, would cost more than the rest of a
 // classification. Each pattern therefore runs only on a text that holds
 // one of its literals (lower case; every alternative of the pattern
-// contains one of them), found with strings.Contains on the text lowered
-// once.
+// contains one of them), found by one scan of the text lowered once.
 var (
-	challengeWords = []string{"just a moment", "checking ", "human", "robot", "not a bot", "re not a bot",
+	challengeWords = words("just a moment", "checking ", "human", "robot", "not a bot", "re not a bot",
 		"complete the", "javascript", "enable js", "_cf_chl", "challenge-platform", "cf-chl-", "captcha",
 		"datadome", "kp_", "anubis_challenge", "being verified", "unusual traffic", "ddos-guard",
-		"проверка браузера", "人机验证", "ロボットではありません"}
-	blockWords = []string{"cloudflare", "have been blocked", "cf-error-details", "incapsula",
+		"проверка браузера", "人机验证", "ロボットではありません")
+	blockWords = words("cloudflare", "have been blocked", "cf-error-details", "incapsula",
 		"the requested url was rejected", "modsecurity", "mod_security", "sucuri website firewall",
 		"wordfence", "limited by the site owner", "imunify360", "barracuda", "fortiweb", "fortiguard",
 		"web page blocked", "attack id: ", "firewall", "blocked by", "request blocked", "reference #",
 		"session has been terminated", "access control configuration", "no hacking", "网站防火墙",
 		"已被网站管理员设置拦截", "安全拦截", "疑似攻击", "ウェブアプリケーションファイアウォール", "virus",
-		"malware", "trojan", "threat", "infected", "eicar", "safe browsing", "вирус", "обнаружен", "ウイルス", "病毒"}
-	scanWords = []string{"scan"}
+		"malware", "trojan", "threat", "infected", "eicar", "safe browsing", "вирус", "обнаружен", "ウイルス", "病毒")
+	scanWords = words("scan")
 )
 
-// hasAny reports whether the lower-case text holds one of the words.
-func hasAny(lower string, words []string) bool {
-	for _, w := range words {
-		if strings.Contains(lower, w) {
-			return true
-		}
+// words is a matcher of literals compared as they are.
+func words(ws ...string) *literal.Matcher {
+	var b literal.Builder
+	for i, w := range ws {
+		b.Add(w, int32(i))
 	}
-	return false
+	return b.Build(literal.Exact)
 }
 
 // scanPendingText finds a scan that has not finished yet.
@@ -131,17 +131,17 @@ func ruleFirewall(s *signals) (kind, bool) {
 		lower[i] = strings.ToLower(t)
 	}
 	for i, t := range texts {
-		if hasAny(lower[i], scanWords) && scanPendingText.MatchString(t) {
+		if scanWords.Contains(lower[i]) && scanPendingText.MatchString(t) {
 			return kUnavailable, true
 		}
 	}
 	for i, t := range texts {
-		if hasAny(lower[i], challengeWords) && challengeText.MatchString(t) {
+		if challengeWords.Contains(lower[i]) && challengeText.MatchString(t) {
 			return kChallenge, true
 		}
 	}
 	for i, t := range texts {
-		if hasAny(lower[i], blockWords) && blockText.MatchString(t) {
+		if blockWords.Contains(lower[i]) && blockText.MatchString(t) {
 			return kPolicy, true
 		}
 	}

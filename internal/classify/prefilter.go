@@ -1,6 +1,10 @@
 package classify
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/omcp/toolfailure/internal/literal"
+)
 
 // Prefilters: cheap checks that run before a regular expression and skip it
 // when the text cannot match. Go's regexp backtracks over every position of
@@ -12,66 +16,49 @@ import "strings"
 // pattern.
 
 // foldSet finds any of a few lower-case ASCII needles in a text, ignoring
-// case as a (?i) pattern does, in one pass that looks each byte up in a
-// table of the needles' first bytes.
+// case as a (?i) pattern does, in one pass (package literal).
 //
 // Under (?i) Go's regexp also matches the Kelvin sign (U+212A) to k and the
 // long s (U+017F) to s. A text with either of them is reported as a
 // possible match when some needle has that letter, so the pattern decides.
 type foldSet struct {
+	m       *literal.Matcher // needle → its index in needles
 	needles []string
-	// first has bit i set for the bytes that needles[i] may start with,
-	// and foldBit for the lead bytes of the Kelvin sign and the long s
-	// when some needle has a k or an s.
-	first [256]uint16
+	// ks is whether some needle has a k or an s.
+	ks bool
 	// wordStart requires a match to start a word: the byte before it, if
 	// any, is not an ASCII letter, digit or underscore, as after a \b.
 	wordStart bool
 }
 
-const foldBit = 1 << 15
-
 func newFoldSet(wordStart bool, needles ...string) *foldSet {
-	if len(needles) > 15 {
-		panic("classify: too many needles for a foldSet")
-	}
 	f := &foldSet{needles: needles, wordStart: wordStart}
+	var b literal.Builder
 	for i, n := range needles {
 		if n == "" || n != strings.ToLower(n) {
 			panic("classify: foldSet needle " + n + " is empty or not lower case")
 		}
-		f.first[n[0]] |= 1 << i
-		if c := n[0]; c >= 'a' && c <= 'z' {
-			f.first[c-'a'+'A'] |= 1 << i
-		}
-		if strings.ContainsAny(n, "ks") {
-			f.first["\u017f"[0]] |= foldBit
-			f.first["\u212a"[0]] |= foldBit
-		}
+		b.Add(n, int32(i))
+		f.ks = f.ks || strings.ContainsAny(n, "ks")
 	}
+	f.m = b.Build(literal.FoldASCII)
 	return f
 }
 
 // in reports whether s may contain one of the needles.
 func (f *foldSet) in(s string) bool {
-	for i := 0; i < len(s); i++ {
-		m := f.first[s[i]]
-		if m == 0 {
-			continue
-		}
-		if m&foldBit != 0 && (strings.HasPrefix(s[i:], "\u017f") || strings.HasPrefix(s[i:], "\u212a")) {
+	if f.ks && hasNonASCIIFold(s) {
+		return true
+	}
+	found := false
+	f.m.Scan(s, func(id int32, end int) bool {
+		if start := end - len(f.needles[id]); f.wordStart && start > 0 && isWordByte(s[start-1]) {
 			return true
 		}
-		if f.wordStart && i > 0 && isWordByte(s[i-1]) {
-			continue
-		}
-		for j, n := range f.needles {
-			if m&(1<<j) != 0 && len(s)-i >= len(n) && equalFoldASCII(s[i+1:i+len(n)], n[1:]) {
-				return true
-			}
-		}
-	}
-	return false
+		found = true
+		return false
+	})
+	return found
 }
 
 // equalFoldASCII reports whether s equals the lower-case ASCII t, ignoring

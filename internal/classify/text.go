@@ -2,7 +2,8 @@ package classify
 
 import (
 	"regexp"
-	"strings"
+
+	"github.com/omcp/toolfailure/internal/literal"
 )
 
 // Phrase sets for message heuristics. Phrases are matched against
@@ -455,53 +456,41 @@ func (s *signals) textHas(t textSet) bool {
 	return hit
 }
 
-// phraseIndex finds every phrase of every set in one pass over a normalized
-// text. Searching for each of the thousand phrases in turn, set by set,
-// costs more than all the rest of Baseline. Every phrase starts with a space
-// and has at least three bytes after it, and the text has a space before
-// every word, so a phrase can only occur at a space, followed by its own
-// first three bytes: the index maps those three bytes to the few phrases
-// that start with them, and only those are compared. Phrases whose bytes
-// hash alike share a group; the comparison tells them apart.
+// phraseIndex finds every phrase of every set, and the literal start of
+// every text pattern, in one pass over a normalized text (package literal).
 type phraseIndex struct {
-	slot   [1 << phraseHashBits]uint16 // hash of the three bytes after a space → group+1, 0 for none
-	groups [][]phraseEntry
+	m       *literal.Matcher // phrase → its index in entries
+	entries []phraseEntry
 	// gate[t][i] is the bit, in the scan's gates, of the literal start of
 	// textSets[t].patterns[i].
 	gate [setCount][]uint8
 }
 
-// phraseEntry is one distinct phrase and what finding it means: the sets
-// it belongs to, the sets whose unless list has it, and the patterns whose
+// phraseEntry is what finding one distinct phrase means: the sets it
+// belongs to, the sets whose unless list has it, and the patterns whose
 // literal start it is.
 type phraseEntry struct {
-	phrase              string
 	hits, unless, gates uint32
-}
-
-const phraseHashBits = 12
-
-func phraseHash(a, b, c byte) uint32 {
-	return (uint32(a) | uint32(b)<<8 | uint32(c)<<16) * 0x9E3779B1 >> (32 - phraseHashBits)
 }
 
 var phrases = buildPhraseIndex()
 
 func buildPhraseIndex() *phraseIndex {
 	idx := &phraseIndex{}
-	byPhrase := map[string]*phraseEntry{}
-	var order []string
+	byPhrase := map[string]int32{}
+	var b literal.Builder
 	add := func(p string) *phraseEntry {
 		if len(p) < 4 || p[0] != ' ' {
 			panic("classify: phrase " + p + " does not start with a space and three more bytes")
 		}
-		e := byPhrase[p]
-		if e == nil {
-			e = &phraseEntry{phrase: p}
-			byPhrase[p] = e
-			order = append(order, p)
+		i, ok := byPhrase[p]
+		if !ok {
+			i = int32(len(idx.entries))
+			byPhrase[p] = i
+			idx.entries = append(idx.entries, phraseEntry{})
+			b.Add(p, i)
 		}
-		return e
+		return &idx.entries[i]
 	}
 	gates := 0
 	for t := range textSets {
@@ -524,41 +513,21 @@ func buildPhraseIndex() *phraseIndex {
 			gates++
 		}
 	}
-	for _, p := range order {
-		e := byPhrase[p]
-		h := phraseHash(p[1], p[2], p[3])
-		g := idx.slot[h]
-		if g == 0 {
-			idx.groups = append(idx.groups, nil)
-			g = uint16(len(idx.groups))
-			idx.slot[h] = g
-		}
-		idx.groups[g-1] = append(idx.groups[g-1], *e)
-	}
+	// The normalized text is already in lower case.
+	idx.m = b.Build(literal.Exact)
 	return idx
 }
 
 // scan returns the sets with a phrase in text, the sets with an unless
 // phrase in text, and the pattern gates whose literal is in text.
 func (idx *phraseIndex) scan(text string) (hits, unless, gates uint32) {
-	for i := 0; i+3 < len(text); i++ {
-		if text[i] != ' ' {
-			continue
-		}
-		g := idx.slot[phraseHash(text[i+1], text[i+2], text[i+3])]
-		if g == 0 {
-			continue
-		}
-		rest := text[i:]
-		for j := range idx.groups[g-1] {
-			e := &idx.groups[g-1][j]
-			if strings.HasPrefix(rest, e.phrase) {
-				hits |= e.hits
-				unless |= e.unless
-				gates |= e.gates
-			}
-		}
-	}
+	idx.m.Scan(text, func(id int32, _ int) bool {
+		e := &idx.entries[id]
+		hits |= e.hits
+		unless |= e.unless
+		gates |= e.gates
+		return true
+	})
 	return hits, unless, gates
 }
 

@@ -250,7 +250,7 @@ func (a *activation) scanned(s *Set) {
 	}
 	a.seen, a.seenRules, a.cands = buf[:nb], buf[nb:nb+nr], buf[nb+nr:]
 	a.seenSet = s
-	if a.meter != nil && len(s.needles.outIDs) > 0 && !a.meter.charge(scanCost(len(a.err.Message))) {
+	if a.meter != nil && !s.needles.m.Empty() && !a.meter.charge(scanCost(len(a.err.Message))) {
 		return // no budget for the scan: no needle is seen, and evaluation stops
 	}
 	s.needles.scan(a.err.Message, a.seen, a.seenRules)

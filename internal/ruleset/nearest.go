@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/omcp/toolfailure/internal/classify"
+	"github.com/omcp/toolfailure/internal/literal"
 )
 
 // NearRule is a pack rule that shares literal text with a message its
@@ -33,7 +34,7 @@ var packLiterals = sync.OnceValue(func() [][]string {
 		if r.MessageMatches == "" {
 			continue
 		}
-		for _, nd := range needlesOf(r.MessageMatches) {
+		for _, nd := range literal.Necessary(r.MessageMatches) {
 			if nd = strings.TrimSpace(nd); len(nd) >= minShared && strings.Contains(nd, " ") {
 				out[i] = append(out[i], nd)
 			}
@@ -52,7 +53,7 @@ func NearestPackRules(msg string, n int) []NearRule {
 	if n <= 0 || msg == "" {
 		return nil
 	}
-	folded := foldMessage(msg)
+	folded := literal.Fold(msg)
 	st := packs()
 	// The rules' own matchers (needle index and branches) say whether
 	// the pattern matches, as when the packs classify.

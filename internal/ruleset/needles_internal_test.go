@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/omcp/toolfailure/internal/classify"
+	"github.com/omcp/toolfailure/internal/literal"
 )
 
 // The needle prefilter may only skip a rule that cannot match: for every
@@ -31,12 +32,12 @@ func TestNeedlesAreSound(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 9))
 	for _, p := range patterns {
 		re := regexp.MustCompile(p)
-		needles := needlesOf(p)
+		needles := literal.Necessary(p)
 		if needles == nil {
 			continue
 		}
 		for _, n := range needles {
-			if len(n) < minNeedleLen || n != foldMessage(n) {
+			if len(n) < literal.MinNeedleLen || n != literal.Fold(n) {
 				t.Errorf("%q: needle %q is short or not folded", p, n)
 			}
 		}
@@ -48,7 +49,7 @@ func TestNeedlesAreSound(t *testing.T) {
 				if !re.MatchString(m) {
 					continue // a needle alone need not match the whole pattern
 				}
-				if !hasAny(foldMessage(m), needles) {
+				if !literal.ContainsAny(literal.Fold(m), needles) {
 					t.Errorf("%q matches %q, but no needle is found", p, m)
 				}
 			}
@@ -108,7 +109,7 @@ func TestLiteralSetsDecideExactly(t *testing.T) {
 	}
 	decided := 0
 	for _, p := range patterns {
-		set := literalSet(p)
+		set := literal.ExactSet(p)
 		if set == nil {
 			continue
 		}
@@ -119,7 +120,7 @@ func TestLiteralSetsDecideExactly(t *testing.T) {
 			msgs = append(msgs, "a "+n+" b", n[:len(n)-1], mutateCase(rng, n))
 		}
 		for _, m := range msgs {
-			if got, want := hasAny(foldMessage(m), set), re.MatchString(m); got != want {
+			if got, want := literal.ContainsAny(literal.Fold(m), set), re.MatchString(m); got != want {
 				t.Errorf("%q on %q: the phrases say %v, the pattern %v", p, m, got, want)
 			}
 		}
@@ -181,10 +182,10 @@ func TestNeedleIndexFindsExactlyTheNeedles(t *testing.T) {
 		seen := make([]uint64, (len(branches)+63)/64)
 		rules := make([]uint64, (len(set.rules)+63)/64)
 		set.needles.scan(m, seen, rules)
-		folded := foldMessage(m)
+		folded := literal.Fold(m)
 		wantRules := make([]uint64, len(rules))
 		for id, br := range branches {
-			want := br.needles != nil && hasAny(folded, br.needles)
+			want := br.needles != nil && literal.ContainsAny(folded, br.needles)
 			if got := seen[id>>6]&(1<<(id&63)) != 0; got != want {
 				t.Fatalf("%q: branch %d: marked %v, its needles are there: %v", m, id, got, want)
 			}
@@ -203,7 +204,7 @@ func TestNeedleIndexFindsExactlyTheNeedles(t *testing.T) {
 func TestEveryPackPatternHasNeedles(t *testing.T) {
 	t.Parallel()
 	for _, r := range packs().set.rules {
-		if r.MessageMatches != "" && needlesOf(r.MessageMatches) == nil {
+		if r.MessageMatches != "" && literal.Necessary(r.MessageMatches) == nil {
 			t.Errorf("pack rule %s: its messageMatches has no literal that every match contains", r.Name)
 		}
 	}

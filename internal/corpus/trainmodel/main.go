@@ -8,10 +8,12 @@
 //	go run ./internal/corpus/trainmodel -sweep        # leave-system-out scores of the engine's thresholds
 //	go run ./internal/corpus/trainmodel -explain ID   # how the embedded baseline decides one case
 //	go run ./internal/corpus/trainmodel -score -corpus F  # the committed baseline's table on a corpus file
+//	go run ./internal/corpus/trainmodel -dump -corpus F   # every case's outcome, Explain trail and redaction, as JSON lines
 package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -19,6 +21,8 @@ import (
 
 	"github.com/omcp/toolfailure/internal/classify"
 	"github.com/omcp/toolfailure/internal/corpus"
+	"github.com/omcp/toolfailure/internal/redact"
+	"github.com/omcp/toolfailure/internal/ruleset"
 )
 
 func main() {
@@ -32,7 +36,15 @@ func main() {
 	sweepRetry := flag.Bool("sweep-retry", false, "print the leave-system-out scores of a grid of the evidence a retry needs")
 	score := flag.Bool("score", false, "print the table of the embedded baseline (packs and the committed model, as the service runs them) on the corpus: how a sealed fresh batch is scored at its frozen commit (corpus/FRESH.md)")
 	explain := flag.String("explain", "", "print how the embedded baseline decides the case with this ID (a substring matches several)")
+	dump := flag.Bool("dump", false, "print, for every case, the outcome, the whole Explain trail and the redacted message and details, one JSON line each: two commits' dumps compared tell whether a change to the matching machinery changed any decision")
 	flag.Parse()
+	if *dump {
+		if err := runDump(*dir); err != nil {
+			fmt.Fprintln(os.Stderr, "trainmodel:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *explain != "" {
 		if err := runExplain(*dir, *explain); err != nil {
 			fmt.Fprintln(os.Stderr, "trainmodel:", err)
@@ -181,6 +193,39 @@ func runExplain(dir, id string) error {
 	}
 	if n == 0 {
 		return fmt.Errorf("no case ID contains %q", id)
+	}
+	return nil
+}
+
+// runDump prints one JSON line per case: what Classify returns, what
+// Explain evaluates (the packs' and the baseline's every rule), and what
+// redaction stores. Explain evaluates each rule without the prefilters that
+// Classify uses, so a dump covers both paths.
+func runDump(dir string) error {
+	cases, err := corpus.Load(dir)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(os.Stdout)
+	var none *ruleset.Set
+	for i := range cases {
+		c := &cases[i]
+		in := c.Input()
+		ex := none.Explain(in, corpus.Now)
+		_, rules := classify.Explain(in, corpus.Now)
+		line := struct {
+			ID         string
+			Classify   ruleset.Result
+			Explain    ruleset.Explanation
+			Baseline   []classify.RuleResult
+			Message    string
+			Details    any
+			Attributes map[string]string
+		}{c.ID, none.ClassifyWith(classify.DefaultEngine(), in, corpus.Now), ex, rules,
+			redact.String(c.Error.Message), redact.Value(c.Error.Details), redact.Map(c.Error.Attributes)}
+		if err := enc.Encode(line); err != nil {
+			return fmt.Errorf("case %s: %w", c.ID, err)
+		}
 	}
 	return nil
 }
