@@ -90,6 +90,7 @@ func (s *failureService) ListFailures(ctx context.Context, req *v1.ListFailuresR
 			Class:   classwire.Name(f.GetClass()),
 			Code:    f.GetCode(),
 			TraceID: strings.ToLower(f.GetTraceId()),
+			Server:  f.GetServer(),
 		}
 		if fp := f.GetFingerprint(); fp != "" {
 			fp, err := parseFingerprint(fp, "filter.fingerprint")

@@ -155,6 +155,7 @@ func (s *failureService) ListGroups(ctx context.Context, req *v1.ListGroupsReque
 	q.Filter.Tool = f.GetTool()
 	q.Filter.Class = classwire.Name(f.GetClass())
 	q.Filter.Code = f.GetCode()
+	q.Filter.Server = f.GetServer()
 	q.Filter.Unclassified = f.GetUnclassified()
 	q.Limit++ // one more than a page tells whether another follows
 	groups, err := s.cfg.Store.ListGroups(ctx, p.TenantID, q)
@@ -241,5 +242,6 @@ func groupProto(g store.Group) *v1.Group {
 		FirstSeen:           timestamppb.New(g.FirstSeen),
 		LastSeen:            timestamppb.New(g.LastSeen),
 		SampleCorrelationId: correlation.ID(g.Sample.ID).String(),
+		Server:              g.Sample.Server,
 	}
 }

@@ -145,6 +145,52 @@ func TestGroupsEndToEnd(t *testing.T) {
 	}
 }
 
+// TestGroupsServerFilter: filter.server narrows the groups to one MCP server's records (counts,
+// sample and all), grouping itself still ignores the server, and each group names the server of
+// its sample.
+func TestGroupsServerFilter(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	classify := func(key, server, msg string) string {
+		t.Helper()
+		res, err := b.classifier(key).Classify(ctx, &v1.ClassifyRequest{Tool: "search", Server: server, Error: &v1.RawError{Message: msg}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.GetToolFailure().GetCorrelationId()
+	}
+	// Which record is a group's newest depends on IDs that are random within a millisecond, so
+	// the checks below hold whichever it is.
+	serverOf := map[string]string{}
+	for i, server := range []string{"mail-mcp", "mail-mcp", "docs-mcp"} {
+		serverOf[classify(b.allKey, server, fmt.Sprintf("index %d unavailable", i))] = server
+	}
+	classify(b.otherAllKey, "mail-mcp", "index 9 unavailable")
+	fc := b.failures(b.lookupKey)
+
+	all, err := fc.ListGroups(ctx, &v1.ListGroupsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gs := all.GetGroups(); len(gs) != 1 || gs[0].GetCount() != 3 || gs[0].GetServer() != serverOf[gs[0].GetSampleCorrelationId()] {
+		t.Fatalf("without a filter: %v, want one group of 3 naming its sample's server", gs)
+	}
+	mine, err := fc.ListGroups(ctx, &v1.ListGroupsRequest{Filter: &v1.GroupFilter{Server: "mail-mcp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gs := mine.GetGroups(); len(gs) != 1 || gs[0].GetCount() != 2 || gs[0].GetServer() != "mail-mcp" || serverOf[gs[0].GetSampleCorrelationId()] != "mail-mcp" {
+		t.Fatalf("filter.server mail-mcp: %v, want this tenant's 2 records of mail-mcp", gs)
+	}
+	// The JSON name is filter.server, and the group carries "server".
+	status, res := b.post(t, "/toolfailure.v1.FailureService/ListGroups", b.lookupKey, `{"filter": {"server": "docs-mcp"}}`)
+	gs, _ := res["groups"].([]any)
+	if status != 200 || len(gs) != 1 || gs[0].(map[string]any)["server"] != "docs-mcp" || gs[0].(map[string]any)["count"] != "1" {
+		t.Fatalf("ListGroups over JSON: %d %v", status, res)
+	}
+}
+
 func TestGroupsBadInput(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -175,6 +221,10 @@ func TestGroupsBadInput(t *testing.T) {
 			_, err := fc.ListGroups(ctx, &v1.ListGroupsRequest{PageSize: 1_000_000})
 			return err
 		}, "pageSize"},
+		"filter.server too long": {func() error {
+			_, err := fc.ListGroups(ctx, &v1.ListGroupsRequest{Filter: &v1.GroupFilter{Server: strings.Repeat("s", 257)}})
+			return err
+		}, "filter.server"},
 		"unknown order": {func() error {
 			_, err := fc.ListGroups(ctx, &v1.ListGroupsRequest{OrderBy: "random"})
 			return err

@@ -323,7 +323,11 @@ func TestListFailuresPagingAndFilters(t *testing.T) {
 		if i%2 == 1 {
 			tool, status = "beta", 404
 		}
-		_, res := b.post(t, classifyPath, b.reportKey, fmt.Sprintf(`{"tool": %q, "error": {"httpStatus": %d}}`, tool, status))
+		server := "mail-mcp"
+		if i >= 3 {
+			server = "fs-mcp"
+		}
+		_, res := b.post(t, classifyPath, b.reportKey, fmt.Sprintf(`{"tool": %q, "server": %q, "error": {"httpStatus": %d}}`, tool, server, status))
 		want = append([]string{metaOf(t, res)["correlationId"].(string)}, want...) // newest first
 		// IDs order by millisecond; within one they are random (74 random
 		// bits, by the contract), so keep the records a millisecond apart.
@@ -354,6 +358,9 @@ func TestListFailuresPagingAndFilters(t *testing.T) {
 		`{"code": "resource_not_found", "tool": "beta"}`: 3,
 		`{"since": "2000-01-01T00:00:00Z"}`:              7,
 		`{"until": "2000-01-01T00:00:00Z"}`:              0,
+		`{"server": "mail-mcp"}`:                         3,
+		`{"server": "fs-mcp", "tool": "beta"}`:           2,
+		`{"server": "nope-mcp"}`:                         0,
 	} {
 		_, res := b.post(t, listPath, b.lookupKey, `{"filter": `+filter+`}`)
 		fs, _ := res["failures"].([]any)
@@ -395,6 +402,7 @@ func TestBadInput(t *testing.T) {
 		{"page size", listPath, `{"pageSize": 5000}`, "invalid_argument", "pageSize"},
 		{"page token", listPath, `{"pageToken": "!!"}`, "invalid_argument", "pageToken"},
 		{"filter class", listPath, `{"filter": {"class": "bogus"}}`, "invalid_argument", "filter.class"},
+		{"filter server", listPath, `{"filter": {"server": "` + strings.Repeat("s", 257) + `"}}`, "invalid_argument", "filter.server"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

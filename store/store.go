@@ -165,6 +165,21 @@ type Filter struct {
 	Until   time.Time // exclusive, on CreatedAt
 	// Fingerprint, when set, must be a valid fingerprint (fingerprint.Valid); callers check it.
 	Fingerprint string
+	// Server is the MCP server's label (Failure.Server), compared exactly. Records from many
+	// servers share a tenant, and the same tool name on two servers is two different tools.
+	Server string
+}
+
+// NearbyFilter selects the failures that the web page shows beside f as "the same tool and code,
+// within window": f's tool and code, created within window either side of f, and from f's MCP
+// server when f names one. Without the server, a tenant whose servers share a tool name (two
+// "search" tools) would see another server's failures as the same incident. A record without a
+// label is not narrowed, since nothing says which server it came from. The list includes f.
+func NearbyFilter(f Failure, window time.Duration) Filter {
+	return Filter{
+		Tool: f.Tool, Code: f.Code, Server: f.Server,
+		Since: f.CreatedAt.Add(-window), Until: f.CreatedAt.Add(window),
+	}
 }
 
 // MaxGroupWindow is the longest time window that ListGroups and GetGroup aggregate over: groups
@@ -183,6 +198,10 @@ type GroupFilter struct {
 	Tool  string
 	Class string
 	Code  string
+	// Server keeps only records from this MCP server (Failure.Server): the groups, their counts,
+	// times and samples are those of its records. Fingerprints leave the server out, so a problem
+	// that two servers share is one group without this filter.
+	Server string
 	// Unclassified keeps only records that no rule matched: decided by the documented default or
 	// guessed by the text model (see UnclassifiedRuleIDs).
 	Unclassified bool

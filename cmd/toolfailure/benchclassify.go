@@ -53,7 +53,7 @@ source page); other corpora were never trained on and are scored as shipped.`,
 		Example: `  toolfailure bench classify
   toolfailure bench classify --cv --peers
   toolfailure bench classify --corpus mine.jsonl --rules rules.yaml
-  toolfailure bench classify corpus ../shared/corpus/baseline-public.jsonl --peers --cv --output markdown`,
+  toolfailure bench classify corpus baseline-public.jsonl --peers --cv --output markdown`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch outp {
 			case "text", "json", "markdown":

@@ -245,16 +245,20 @@ func newFailuresListCmd() *cobra.Command {
 		cf                         clientFlags
 		out                        *outputFlags
 		tool, class, code, traceID string
+		mcpServer                  string
 		since, until, pageToken    string
 		limit, pageSize            int
 	)
 	cmd := &cobra.Command{
 		Use:   "list [flags]",
 		Short: "List failure records, the newest first",
-		Long: `List the tenant's failure records, the newest first, filtered by tool, class, code, trace
-and time. It pages through the service until --limit records are shown or there are no more;
+		Long: `List the tenant's failure records, the newest first, filtered by tool, MCP server, class,
+code, trace and time. --mcp-server is the label the MCP server reported under (the server field
+of Classify, the proxy's --label); --server is the toolfailure service's URL, as in every client
+command. It pages through the service until --limit records are shown or there are no more;
 when records remain, the last line (the nextPageToken with --output json) says how to continue.`,
 		Example: `  toolfailure failures list --tool send_email --class reliability --since 1h
+  toolfailure failures list --mcp-server mail-mcp --tool search --since 24h
   toolfailure failures list --code rate_limited --limit 5000 --output json
   toolfailure failures list --trace-id 4bf92f3577b34da6a3ce929d0e0e4736`,
 		Args: noArgs,
@@ -272,7 +276,7 @@ when records remain, the last line (the nextPageToken with --output json) says h
 			if err := checkClassFlag(class); err != nil {
 				return err
 			}
-			filter := &v1.FailureFilter{Tool: tool, Class: class, Code: code, TraceId: traceID}
+			filter := &v1.FailureFilter{Tool: tool, Server: mcpServer, Class: class, Code: code, TraceId: traceID}
 			if err := parseWindow(since, until, &filter.Since, &filter.Until); err != nil {
 				return err
 			}
@@ -293,10 +297,10 @@ when records remain, the last line (the nextPageToken with --output json) says h
 				return printJSON(stdout, &v1.ListFailuresResponse{Failures: all, NextPageToken: token})
 			}
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "CREATED\tCORRELATION ID\tTOOL\tCLASS\tCODE")
+			fmt.Fprintln(tw, "CREATED\tCORRELATION ID\tTOOL\tMCP SERVER\tCLASS\tCODE")
 			for _, f := range all {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.GetCreatedAt().AsTime().UTC().Format(time.RFC3339), safeText(f.GetCorrelationId()),
-					safeText(f.GetTool()), className(f.GetClass()), safeText(f.GetCode()))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", f.GetCreatedAt().AsTime().UTC().Format(time.RFC3339), safeText(f.GetCorrelationId()),
+					safeText(f.GetTool()), serverCell(f.GetServer()), className(f.GetClass()), safeText(f.GetCode()))
 			}
 			_ = tw.Flush()
 			if token != "" {
@@ -308,6 +312,7 @@ when records remain, the last line (the nextPageToken with --output json) says h
 	fs := cmd.Flags()
 	cf = addClientFlags(fs)
 	fs.StringVar(&tool, "tool", "", "exact tool name")
+	fs.StringVar(&mcpServer, "mcp-server", "", mcpServerUsage)
 	fs.StringVar(&class, "class", "", "capability, reliability or governance")
 	fs.StringVar(&code, "code", "", "failure code")
 	fs.StringVar(&traceID, "trace-id", "", "trace ID (32 hex characters)")
@@ -321,6 +326,19 @@ when records remain, the last line (the nextPageToken with --output json) says h
 	completeWords(cmd, "output", "text", "json")
 	completeWords(cmd, "class", "capability", "reliability", "governance")
 	return cmd
+}
+
+// mcpServerUsage is the help of --mcp-server wherever a list filters by it. The flag is not
+// --server because every client command's --server is the service's URL (the contract).
+const mcpServerUsage = "only records from this MCP server: the exact label it reported under (not --server, the service's URL)"
+
+// serverCell is a record's MCP server label in a table: "-" for none, so that the columns stay
+// aligned and an empty label is not read as a missing column.
+func serverCell(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return safeText(s)
 }
 
 // listAll pages through ListFailures until it has limit records or the

@@ -27,6 +27,7 @@ func newGroupsListCmd() *cobra.Command {
 		cf                       clientFlags
 		out                      *outputFlags
 		tool, class, code, order string
+		mcpServer                string
 		since, until             string
 		unclassified             bool
 		limit                    int
@@ -36,11 +37,14 @@ func newGroupsListCmd() *cobra.Command {
 		Short: "List problems: the failures of a window grouped by fingerprint, most frequent first",
 		Long: `List the tenant's problems: the failure records of a window (default the last 24 hours, at
 most 90 days) that share a fingerprint, with their count, first and last seen, message template,
-the rule that decided the latest one and a sample correlation ID. --unclassified keeps the
+the rule that decided the latest one, the MCP server it came from, and a sample correlation ID.
+--mcp-server counts only the records of one MCP server (a problem two servers share is one
+group otherwise); --server is the service's URL. --unclassified keeps the
 problems that no rule knew (the documented default or the text model's guess decided), the ones
 to teach the service with "toolfailure rules suggest FINGERPRINT".`,
 		Example: `  toolfailure groups list --unclassified --since 24h
-  toolfailure groups list --tool send_email --order last_seen --output json`,
+  toolfailure groups list --tool send_email --order last_seen --output json
+  toolfailure groups list --mcp-server mail-mcp --since 168h`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			asJSON, err := out.JSON(cmd)
@@ -56,7 +60,7 @@ to teach the service with "toolfailure rules suggest FINGERPRINT".`,
 			if err := checkClassFlag(class); err != nil {
 				return err
 			}
-			filter := &v1.GroupFilter{Tool: tool, Class: class, Code: code, Unclassified: unclassified}
+			filter := &v1.GroupFilter{Tool: tool, Server: mcpServer, Class: class, Code: code, Unclassified: unclassified}
 			if err := parseWindow(since, until, &filter.Since, &filter.Until); err != nil {
 				return err
 			}
@@ -84,10 +88,11 @@ to teach the service with "toolfailure rules suggest FINGERPRINT".`,
 				return printJSON(stdout, &v1.ListGroupsResponse{Groups: all, NextPageToken: token})
 			}
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "FINGERPRINT\tCOUNT\tLAST SEEN\tTOOL\tCLASS/CODE\tRULE\tTEMPLATE")
+			// MCP SERVER is the latest record's, like CLASS/CODE and RULE.
+			fmt.Fprintln(tw, "FINGERPRINT\tCOUNT\tLAST SEEN\tTOOL\tMCP SERVER\tCLASS/CODE\tRULE\tTEMPLATE")
 			for _, g := range all {
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s/%s\t%s\t%s\n", safeText(g.GetFingerprint()), g.GetCount(),
-					fmtTime(g.GetLastSeen()), safeText(g.GetTool()), className(g.GetClass()), safeText(g.GetCode()), safeText(g.GetRuleId()), oneLineTemplate(g.GetTemplate()))
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s/%s\t%s\t%s\n", safeText(g.GetFingerprint()), g.GetCount(),
+					fmtTime(g.GetLastSeen()), safeText(g.GetTool()), serverCell(g.GetServer()), className(g.GetClass()), safeText(g.GetCode()), safeText(g.GetRuleId()), oneLineTemplate(g.GetTemplate()))
 			}
 			_ = tw.Flush()
 			if token != "" {
@@ -100,6 +105,7 @@ to teach the service with "toolfailure rules suggest FINGERPRINT".`,
 	cf = addClientFlags(fs)
 	fs.BoolVar(&unclassified, "unclassified", false, "only problems that no rule matched")
 	fs.StringVar(&tool, "tool", "", "exact tool name")
+	fs.StringVar(&mcpServer, "mcp-server", "", mcpServerUsage)
 	fs.StringVar(&class, "class", "", "capability, reliability or governance")
 	fs.StringVar(&code, "code", "", "failure code")
 	fs.StringVar(&since, "since", "", "RFC 3339 time or a duration ago such as 24h (default 24 hours before --until)")
@@ -166,6 +172,7 @@ records in the window (default the last 24 hours).`,
 				{"Fingerprint", g.GetFingerprint()},
 				{"Template", g.GetTemplate()},
 				{"Tool", g.GetTool()},
+				{"MCP server", serverCell(g.GetServer())}, // the latest record's; safeText again is harmless
 				{"Count", fmt.Sprint(g.GetCount())},
 				{"First seen", fmtTime(g.GetFirstSeen())},
 				{"Last seen", fmtTime(g.GetLastSeen())},
@@ -176,9 +183,9 @@ records in the window (default the last 24 hours).`,
 			_ = tw.Flush()
 			fmt.Fprintf(stdout, "\nMost recent:\n")
 			tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "CREATED\tCORRELATION ID\tCLASS\tCODE\tRULE")
+			fmt.Fprintln(tw, "CREATED\tCORRELATION ID\tMCP SERVER\tCLASS\tCODE\tRULE")
 			for _, f := range res.GetRecent() {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", fmtTime(f.GetCreatedAt()), safeText(f.GetCorrelationId()), className(f.GetClass()), safeText(f.GetCode()), safeText(f.GetRuleId()))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", fmtTime(f.GetCreatedAt()), safeText(f.GetCorrelationId()), serverCell(f.GetServer()), className(f.GetClass()), safeText(f.GetCode()), safeText(f.GetRuleId()))
 			}
 			_ = tw.Flush()
 			if len(res.GetShadow()) > 0 {

@@ -97,6 +97,14 @@ func TestBrowser(t *testing.T) {
 		Traceparent:     "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
 	})
 	b.classify(t, b.reportKey, &v1.ClassifyRequest{Tool: "send_email", Error: &v1.RawError{Message: "upstream mail API answered 503", HttpStatus: &status}})
+	// The same tool and code minutes earlier, from mail-mcp and from another MCP server whose
+	// send_email is another tool: the failure page shows only the first beside the reported one.
+	reported, err := b.store.GetFailure(context.Background(), b.acme.ID, mustParse(t, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sibling := b.insert(t, b.acme, store.Failure{Tool: "send_email", Server: "mail-mcp", Class: reported.Class, Code: reported.Code, CreatedAt: reported.CreatedAt.Add(-5 * time.Minute)})
+	stranger := b.insert(t, b.acme, store.Failure{Tool: "send_email", Server: "bulk-mail-mcp", Class: reported.Class, Code: reported.Code, CreatedAt: reported.CreatedAt.Add(-4 * time.Minute)})
 
 	ctx, do, eval, shot := openBrowser(t, bin, dir)
 
@@ -191,6 +199,10 @@ func TestBrowser(t *testing.T) {
 	if got := eval(`document.querySelector("pre.message").textContent`); !strings.Contains(got, "<script>window.__xss=1</script>") || strings.Contains(got, "sk-live-0123456789") {
 		t.Errorf("error message shown as %q: want the markup as text and the key redacted", got)
 	}
+	nearby := eval(`Array.from(document.querySelectorAll('section[aria-labelledby="nearby-h"] li')).map(li => li.textContent).join(" | ")`)
+	if !strings.Contains(nearby, sibling) || !strings.Contains(nearby, "mail-mcp") || strings.Contains(nearby, stranger) {
+		t.Errorf("same tool and code within the hour lists %q: want %s of mail-mcp and not %s of bulk-mail-mcp", nearby, sibling, stranger)
+	}
 	shot("03-failure.png")
 
 	// Follow the rule link.
@@ -205,6 +217,34 @@ func TestBrowser(t *testing.T) {
 		t.Error("the filtered list is empty")
 	}
 	shot("05-list.png")
+
+	// The list names each failure's MCP server, and filters by it.
+	do("open the whole list", chromedp.Navigate(b.url+"/ui/failures"), chromedp.WaitVisible(chromedp.ID("list-h")))
+	if heads := eval(`Array.from(document.querySelectorAll("table.list thead th")).map(th => th.textContent).join("|")`); !strings.Contains(heads, "MCP server") {
+		t.Errorf("the list's columns are %q: no MCP server", heads)
+	}
+	serversShown := `Array.from(document.querySelectorAll('table.list td[data-label="MCP server"]')).map(td => td.textContent.trim()).join("|")`
+	if shown := eval(serversShown); !strings.Contains(shown, "support-mcp") || !strings.Contains(shown, "bulk-mail-mcp") {
+		t.Errorf("the list's servers read %q", shown)
+	}
+	if eval(`String(!!document.getElementById("f-server"))`) != "true" {
+		t.Fatal("the list's form has no MCP server field")
+	}
+	do("filter by MCP server",
+		chromedp.SetValue(chromedp.ID("f-server"), "mail-mcp"),
+		chromedp.Submit(chromedp.ID("f-server")),
+		// The attribute, unlike the property that SetValue changed, is only there once the
+		// filtered page has loaded.
+		chromedp.WaitVisible(chromedp.CSS(`#f-server[value="mail-mcp"]`)),
+	)
+	accessible("list by server")
+	if shown := eval(serversShown); shown != "mail-mcp|mail-mcp" {
+		t.Errorf("filtered by mail-mcp, the list's servers read %q, want the reported failure and its sibling", shown)
+	}
+	if ids := eval(`document.querySelector("table.list tbody").textContent`); !strings.Contains(ids, id) || !strings.Contains(ids, sibling) {
+		t.Errorf("filtered by mail-mcp, the list lacks %s or %s", id, sibling)
+	}
+	shot("05b-list-by-server.png")
 
 	// A typo.
 	typo := id[:len(id)-4] + flip(id[len(id)-4]) + id[len(id)-3:]

@@ -177,9 +177,9 @@ func (h *handler) failure(w http.ResponseWriter, r *http.Request, p auth.Princip
 	}
 	v.ProblemURL, v.Fingerprint = problemURL(f), f.Fingerprint
 
-	// Other failures of the same tool and code around that time.
-	since, until := f.CreatedAt.Add(-nearbyWindow), f.CreatedAt.Add(nearbyWindow)
-	filter := store.Filter{Tool: f.Tool, Code: f.Code, Since: since, Until: until}
+	// Other failures of the same tool and code around that time, from the same MCP server when the
+	// record names one (store.NearbyFilter says why).
+	filter := store.NearbyFilter(f, nearbyWindow)
 	rows, err := h.cfg.Store.ListFailures(r.Context(), p.TenantID, store.ListQuery{Filter: filter, Limit: nearbyLimit + 2, MaxBytes: h.cfg.MaxListBytes})
 	if err != nil {
 		h.storeUnavailable(w, r, "list nearby failures", err)
@@ -199,7 +199,7 @@ func (h *handler) failure(w http.ResponseWriter, r *http.Request, p auth.Princip
 		}
 		v.Nearby = append(v.Nearby, rowOf(o))
 	}
-	v.NearbyURL = listURL(listFilter{Tool: f.Tool, Code: f.Code, Since: formatInputTime(since), Until: formatInputTime(until)}, "")
+	v.NearbyURL = listURL(listFilter{Tool: f.Tool, Server: f.Server, Code: f.Code, Since: formatInputTime(filter.Since), Until: formatInputTime(filter.Until)}, "")
 	h.render(w, r, http.StatusOK, "failure", h.page(p, f.Tool+": "+f.Class+" / "+f.Code, "failures", v))
 }
 
@@ -297,12 +297,12 @@ func annotationsOf(raw json.RawMessage) []keyValue {
 
 // listFilter is the list page's form, as typed.
 type listFilter struct {
-	Tool, Class, Code, Trace, Since, Until string
+	Tool, Server, Class, Code, Trace, Since, Until string
 }
 
 func (f listFilter) query() url.Values {
 	q := url.Values{}
-	for k, v := range map[string]string{"tool": f.Tool, "class": f.Class, "code": f.Code, "trace": f.Trace, "since": f.Since, "until": f.Until} {
+	for k, v := range map[string]string{"tool": f.Tool, "server": f.Server, "class": f.Class, "code": f.Code, "trace": f.Trace, "since": f.Since, "until": f.Until} {
 		if v != "" {
 			q.Set(k, v)
 		}
@@ -350,16 +350,17 @@ func parseInputTime(s string) (time.Time, error) {
 func (h *handler) list(w http.ResponseWriter, r *http.Request, p auth.Principal) {
 	qs := r.URL.Query()
 	f := listFilter{
-		Tool:  strings.TrimSpace(qs.Get("tool")),
-		Class: strings.TrimSpace(strings.ToLower(qs.Get("class"))),
-		Code:  strings.TrimSpace(qs.Get("code")),
-		Trace: strings.ToLower(strings.TrimSpace(qs.Get("trace"))),
-		Since: strings.TrimSpace(qs.Get("since")),
-		Until: strings.TrimSpace(qs.Get("until")),
+		Tool:   strings.TrimSpace(qs.Get("tool")),
+		Server: strings.TrimSpace(qs.Get("server")),
+		Class:  strings.TrimSpace(strings.ToLower(qs.Get("class"))),
+		Code:   strings.TrimSpace(qs.Get("code")),
+		Trace:  strings.ToLower(strings.TrimSpace(qs.Get("trace"))),
+		Since:  strings.TrimSpace(qs.Get("since")),
+		Until:  strings.TrimSpace(qs.Get("until")),
 	}
 	v := listView{Filter: f, Classes: []string{store.ClassCapability, store.ClassReliability, store.ClassGovernance}, Errors: map[string]string{}}
 	v.Any = len(f.query()) > 0
-	q := store.ListQuery{Filter: store.Filter{Tool: f.Tool, Code: f.Code, TraceID: f.Trace}, Limit: listPageSize + 1, MaxBytes: h.cfg.MaxListBytes}
+	q := store.ListQuery{Filter: store.Filter{Tool: f.Tool, Server: f.Server, Code: f.Code, TraceID: f.Trace}, Limit: listPageSize + 1, MaxBytes: h.cfg.MaxListBytes}
 	if f.Class != "" {
 		if !slices.Contains(v.Classes, f.Class) {
 			v.Errors["class"] = "Choose capability, reliability or governance."

@@ -272,14 +272,16 @@ func TestFailurePage(t *testing.T) {
 		Traceparent:     "00-" + trace + "-" + span + "-01",
 	})
 	// Others of the same tool and code, one outside the window, one of
-	// another code.
+	// another code, and one from another MCP server (whose send_email is
+	// another tool).
 	f, err := b.store.GetFailure(context.Background(), b.acme.ID, mustParse(t, id))
 	if err != nil {
 		t.Fatal(err)
 	}
-	near := b.insert(t, b.acme, store.Failure{Tool: "send_email", Class: f.Class, Code: f.Code, CreatedAt: f.CreatedAt.Add(-20 * time.Minute)})
-	far := b.insert(t, b.acme, store.Failure{Tool: "send_email", Class: f.Class, Code: f.Code, CreatedAt: f.CreatedAt.Add(-3 * time.Hour)})
-	other := b.insert(t, b.acme, store.Failure{Tool: "send_email", Class: "capability", Code: "invalid_input", CreatedAt: f.CreatedAt.Add(-time.Minute)})
+	near := b.insert(t, b.acme, store.Failure{Tool: "send_email", Server: "mail-mcp", Class: f.Class, Code: f.Code, CreatedAt: f.CreatedAt.Add(-20 * time.Minute)})
+	far := b.insert(t, b.acme, store.Failure{Tool: "send_email", Server: "mail-mcp", Class: f.Class, Code: f.Code, CreatedAt: f.CreatedAt.Add(-3 * time.Hour)})
+	other := b.insert(t, b.acme, store.Failure{Tool: "send_email", Server: "mail-mcp", Class: "capability", Code: "invalid_input", CreatedAt: f.CreatedAt.Add(-time.Minute)})
+	elsewhere := b.insert(t, b.acme, store.Failure{Tool: "send_email", Server: "bulk-mail-mcp", Class: f.Class, Code: f.Code, CreatedAt: f.CreatedAt.Add(-time.Minute)})
 
 	br := b.newBrowser(t)
 	br.signIn(b.lookupKey)
@@ -307,6 +309,7 @@ func TestFailurePage(t *testing.T) {
 		"503 Service Unavailable",
 		"idempotentHint",
 		`href="/ui/failures/` + near + `"`,
+		"server=mail-mcp", // the link to the whole list keeps the server
 		`href="/ui/rules/baseline/`,
 		"&lt;script&gt;alert(1)&lt;/script&gt;",
 	} {
@@ -319,9 +322,9 @@ func TestFailurePage(t *testing.T) {
 			t.Errorf("failure page contains %q", leak)
 		}
 	}
-	for _, absent := range []string{far, other} {
+	for _, absent := range []string{far, other, elsewhere} {
 		if strings.Contains(page, absent) {
-			t.Errorf("nearby list shows %s, which is not the same code within the hour", absent)
+			t.Errorf("nearby list shows %s, which is not the same server, code and hour", absent)
 		}
 	}
 	if regexp.MustCompile(`<script|javascript:|style="`).MatchString(page) {

@@ -421,6 +421,7 @@ func matches(f store.Failure, q store.ListQuery) bool {
 		(fl.Class == "" || f.Class == fl.Class) &&
 		(fl.Code == "" || f.Code == fl.Code) &&
 		(fl.TraceID == "" || f.TraceID == strings.ToLower(fl.TraceID)) &&
+		(fl.Server == "" || f.Server == fl.Server) &&
 		(fl.Fingerprint == "" || f.Fingerprint == fl.Fingerprint) &&
 		(fl.Since.IsZero() || !f.CreatedAt.Before(fl.Since)) &&
 		(fl.Until.IsZero() || f.CreatedAt.Before(fl.Until)) &&

@@ -142,6 +142,9 @@ func groupWhere(prefix string, tenantID int64, fl store.GroupFilter) ([]string, 
 	if fl.Code != "" {
 		add("code", store.ReplaceNUL(fl.Code))
 	}
+	if fl.Server != "" {
+		add("server", store.ReplaceNUL(fl.Server))
+	}
 	if fl.Unclassified {
 		where = append(where, prefix+"rule_id IN "+unclassifiedList)
 	}

@@ -127,6 +127,9 @@ func groupWhere(tenantID int64, fl store.GroupFilter) ([]string, []any) {
 	if fl.Code != "" {
 		where, args = append(where, "code = ?"), append(args, store.ReplaceNUL(fl.Code))
 	}
+	if fl.Server != "" {
+		where, args = append(where, "server = ?"), append(args, store.ReplaceNUL(fl.Server))
+	}
 	if fl.Unclassified {
 		where = append(where, "rule_id IN (?"+strings.Repeat(", ?", len(store.UnclassifiedRuleIDs)-1)+")")
 		for _, id := range store.UnclassifiedRuleIDs {

@@ -279,6 +279,9 @@ func runFailures(t *testing.T, h Harness) {
 		list, err := b.store.ListFailures(b.ctx, b.tenant.ID, store.ListQuery{Filter: store.Filter{Tool: in.Tool}})
 		requireNoError(t, err)
 		requireIDs(t, [][16]byte{in.ID}, list)
+		list, err = b.store.ListFailures(b.ctx, b.tenant.ID, store.ListQuery{Filter: store.Filter{Server: in.Server}})
+		requireNoError(t, err)
+		requireIDs(t, [][16]byte{in.ID}, list)
 		// The same idempotency key, NUL and all, finds the same record.
 		again := minimalFailure(t, b.tenant.ID)
 		again.IdempotencyKey = in.IdempotencyKey
@@ -315,11 +318,17 @@ func runList(t *testing.T, h Harness) {
 			{name: "ToolClass", filter: store.Filter{Tool: "send_email", Class: store.ClassReliability}},
 			{name: "ToolTraceID", filter: store.Filter{Tool: "search", TraceID: traceB}},
 			{name: "ToolSinceUntil", filter: store.Filter{Tool: "send_email", Since: at(3), Until: at(20)}},
+			{name: "Server", filter: store.Filter{Server: "mail-mcp"}},
+			{name: "ServerTool", filter: store.Filter{Server: "fs-mcp", Tool: "read_file"}},
+			{name: "ServerCodeSince", filter: store.Filter{Server: "mail-mcp", Code: "auth_required", Since: at(4)}},
 			{name: "All", filter: store.Filter{
 				Tool: "send_email", Class: store.ClassCapability, Code: "invalid_input",
-				TraceID: traceA, Since: at(0), Until: at(23).Add(time.Microsecond),
+				TraceID: traceA, Server: "mail-mcp", Since: at(0), Until: at(23).Add(time.Microsecond),
 			}},
 			{name: "NoMatchTool", filter: store.Filter{Tool: "nope"}, wantEmpty: true},
+			// A label differing only in case is another server, as the same tool name on two
+			// servers is two tools.
+			{name: "NoMatchServer", filter: store.Filter{Server: "MAIL-MCP"}, wantEmpty: true},
 			{name: "NoMatchCombination", filter: store.Filter{Class: store.ClassGovernance, Code: "invalid_input"}, wantEmpty: true},
 			{name: "EmptyWindow", filter: store.Filter{Since: at(7), Until: at(7)}, wantEmpty: true},
 			{name: "UntilBeforeSince", filter: store.Filter{Since: at(9), Until: at(2)}, wantEmpty: true},
@@ -335,6 +344,69 @@ func runList(t *testing.T, h Harness) {
 				t.Errorf("%s: got %d records %v,\nwant %d %v", tc.name, len(got), shortIDs(got), len(want), shortIDs(want))
 			}
 		}
+	})
+
+	t.Run("ServerFilterKeepsTenantsApart", func(t *testing.T) {
+		t.Parallel()
+		b := openTwoTenants(t, h)
+		// Two tenants whose MCP servers carry the same label: the label narrows a tenant's
+		// records and never reaches past them.
+		var mine, theirs [][16]byte
+		for i := range 3 {
+			f := minimalFailure(t, b.tenant.ID)
+			f.Server = "mail-mcp"
+			mine = append(mine, insert(t, b.ctx, b.store, f).ID)
+			g := minimalFailure(t, b.other.ID)
+			g.Server = "mail-mcp"
+			theirs = append(theirs, insert(t, b.ctx, b.store, g).ID)
+			if i == 0 {
+				o := minimalFailure(t, b.tenant.ID)
+				o.Server = "fs-mcp"
+				insert(t, b.ctx, b.store, o)
+			}
+		}
+		slices.Reverse(mine)
+		slices.Reverse(theirs)
+		for _, tc := range []struct {
+			tenant int64
+			want   [][16]byte
+		}{{b.tenant.ID, mine}, {b.other.ID, theirs}} {
+			got, err := b.store.ListFailures(b.ctx, tc.tenant, store.ListQuery{Filter: store.Filter{Server: "mail-mcp"}})
+			requireNoError(t, err)
+			requireIDs(t, tc.want, got)
+		}
+	})
+
+	t.Run("Nearby", func(t *testing.T) {
+		t.Parallel()
+		b := openTwoTenants(t, h)
+		at := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+		add := func(tenant int64, server, tool, code string, d time.Duration) store.Failure {
+			f := minimalFailure(t, tenant)
+			f.Server, f.Tool, f.Code, f.CreatedAt = server, tool, code, at.Add(d)
+			return insert(t, b.ctx, b.store, f)
+		}
+		// The same tool name on two MCP servers, and a record that carries no label.
+		mail := add(b.tenant.ID, "mail-mcp", "search", "rate_limited", 0)
+		mailLater := add(b.tenant.ID, "mail-mcp", "search", "rate_limited", 30*time.Minute)
+		docs := add(b.tenant.ID, "docs-mcp", "search", "rate_limited", -10*time.Minute)
+		bare := add(b.tenant.ID, "", "search", "rate_limited", 5*time.Minute)
+		add(b.tenant.ID, "mail-mcp", "search", "rate_limited", 2*time.Hour)     // outside the hour
+		add(b.tenant.ID, "mail-mcp", "search", "auth_required", time.Minute)    // another code
+		add(b.tenant.ID, "mail-mcp", "send_email", "rate_limited", time.Minute) // another tool
+		add(b.other.ID, "mail-mcp", "search", "rate_limited", time.Minute)      // another tenant
+		nearby := func(f store.Failure) []store.Failure {
+			t.Helper()
+			got, err := b.store.ListFailures(b.ctx, b.tenant.ID, store.ListQuery{Filter: store.NearbyFilter(f, time.Hour)})
+			requireNoError(t, err)
+			return got
+		}
+		// A labelled record's neighbours are its own server's: docs-mcp's search is another tool.
+		requireIDs(t, [][16]byte{mailLater.ID, mail.ID}, nearby(mail))
+		requireIDs(t, [][16]byte{docs.ID}, nearby(docs))
+		// A record without a label could have come from any server, so nothing narrows it.
+		// (Newest ID first, and IDs follow the order of insertion, not CreatedAt.)
+		requireIDs(t, [][16]byte{bare.ID, docs.ID, mailLater.ID, mail.ID}, nearby(bare))
 	})
 
 	t.Run("NewestFirst", func(t *testing.T) {

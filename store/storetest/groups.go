@@ -188,6 +188,62 @@ func runGroups(t *testing.T, h Harness) {
 		}
 	})
 
+	t.Run("FilterByServer", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		// One problem reported by two MCP servers is one group (the fingerprint leaves the server
+		// out); the server filter counts only its own server's records, and its sample is one of
+		// them even when the other server's record is newer.
+		rec := func(tenant int64, server, msg string, minute int) store.Failure {
+			r := groupRecord(t, tenant, "search", msg, base.Add(time.Duration(minute)*time.Minute))
+			r.Server = server
+			return insert(t, b.ctx, b.store, r)
+		}
+		mail := []store.Failure{rec(b.tenant.ID, "mail-mcp", "index 1 not found", 1), rec(b.tenant.ID, "mail-mcp", "index 2 not found", 2)}
+		docs := rec(b.tenant.ID, "docs-mcp", "index 3 not found", 3)
+		mailOnly := []store.Failure{rec(b.tenant.ID, "mail-mcp", "shard 1 not found", 4)}
+		rec(b.tenant.ID, "", "index 4 not found", 5)
+		// Another tenant's records from a server of the same label count for nobody else.
+		for i := range 4 {
+			rec(b.other.ID, "mail-mcp", fmt.Sprintf("index %d not found", i), 6+i)
+		}
+		if docs.Fingerprint != mail[0].Fingerprint || mailOnly[0].Fingerprint == mail[0].Fingerprint {
+			t.Fatal("the test's records do not group as intended")
+		}
+		list := func(server string) []store.Group {
+			t.Helper()
+			w := window()
+			w.Server = server
+			groups, err := b.store.ListGroups(b.ctx, b.tenant.ID, store.GroupQuery{Filter: w})
+			requireNoError(t, err)
+			return groups
+		}
+		if all := list(""); len(all) != 2 || all[0].Fingerprint != mail[0].Fingerprint || all[0].Count != 4 {
+			t.Fatalf("without the filter: %+v, want the shared group first with 4 records", all)
+		}
+		groups := list("mail-mcp")
+		if len(groups) != 2 {
+			t.Fatalf("mail-mcp: %d groups, want 2: %+v", len(groups), groups)
+		}
+		checkGroup(t, groups[0], mail)
+		checkGroup(t, groups[1], mailOnly)
+		groups = list("docs-mcp")
+		if len(groups) != 1 {
+			t.Fatalf("docs-mcp: %d groups, want 1: %+v", len(groups), groups)
+		}
+		checkGroup(t, groups[0], []store.Failure{docs})
+		if groups := list("nope-mcp"); len(groups) != 0 {
+			t.Fatalf("an unknown server: %d groups", len(groups))
+		}
+		w := window()
+		w.Server = "mail-mcp"
+		theirs, err := b.store.ListGroups(b.ctx, b.other.ID, store.GroupQuery{Filter: w})
+		requireNoError(t, err)
+		if len(theirs) != 1 || theirs[0].Count != 4 || theirs[0].Sample.TenantID != b.other.ID {
+			t.Fatalf("the other tenant's mail-mcp groups: %+v, want its own one group of 4", theirs)
+		}
+	})
+
 	t.Run("Paging", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)

@@ -187,10 +187,14 @@ func insertDataset(t *testing.T, ctx context.Context, s store.Store, tenantID in
 		{store.ClassGovernance, "auth_required"},
 	}
 	traces := []string{traceA, traceB, ""}
+	// Servers change every four records, so that each server has records of every tool and
+	// outcome, and some records have no label.
+	servers := []string{"mail-mcp", "fs-mcp", ""}
 	out := make([]store.Failure, 0, n)
 	for i := range n {
 		f := minimalFailure(t, tenantID)
 		f.Tool = tools[i%len(tools)]
+		f.Server = servers[(i/4)%len(servers)]
 		f.Class, f.Code = outcomes[i%len(outcomes)].class, outcomes[i%len(outcomes)].code
 		f.TraceID = traces[(i/2)%len(traces)]
 		f.CreatedAt = base.Add(time.Duration(i) * time.Minute)
@@ -208,6 +212,7 @@ func filterRecords(all []store.Failure, f store.Filter) []store.Failure {
 			(f.Class == "" || r.Class == f.Class) &&
 			(f.Code == "" || r.Code == f.Code) &&
 			(f.TraceID == "" || r.TraceID == strings.ToLower(f.TraceID)) &&
+			(f.Server == "" || r.Server == f.Server) &&
 			(f.Since.IsZero() || !r.CreatedAt.Before(f.Since)) &&
 			(f.Until.IsZero() || r.CreatedAt.Before(f.Until)) {
 			out = append(out, r)

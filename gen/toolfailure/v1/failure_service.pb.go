@@ -512,7 +512,11 @@ type GroupFilter struct {
 	// 90 days.
 	Until *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=until,proto3" json:"until,omitempty"`
 	// Only records that no rule matched (decided by the documented default).
-	Unclassified  bool `protobuf:"varint,6,opt,name=unclassified,proto3" json:"unclassified,omitempty"`
+	Unclassified bool `protobuf:"varint,6,opt,name=unclassified,proto3" json:"unclassified,omitempty"`
+	// Only records from this MCP server (its label, as ClassifyRequest.server
+	// carried it): the groups, their counts and samples are those of its
+	// records. Grouping itself ignores the server.
+	Server        string `protobuf:"bytes,7,opt,name=server,proto3" json:"server,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -587,6 +591,13 @@ func (x *GroupFilter) GetUnclassified() bool {
 		return x.Unclassified
 	}
 	return false
+}
+
+func (x *GroupFilter) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
 }
 
 type ListGroupsRequest struct {
@@ -677,8 +688,11 @@ type Group struct {
 	LastSeen  *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=last_seen,json=lastSeen,proto3" json:"last_seen,omitempty"`
 	// The correlation ID of the group's most recent record.
 	SampleCorrelationId string `protobuf:"bytes,10,opt,name=sample_correlation_id,json=sampleCorrelationId,proto3" json:"sample_correlation_id,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// The MCP server label of the group's most recent record; empty when that
+	// record carried none.
+	Server        string `protobuf:"bytes,11,opt,name=server,proto3" json:"server,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Group) Reset() {
@@ -777,6 +791,13 @@ func (x *Group) GetLastSeen() *timestamppb.Timestamp {
 func (x *Group) GetSampleCorrelationId() string {
 	if x != nil {
 		return x.SampleCorrelationId
+	}
+	return ""
+}
+
+func (x *Group) GetServer() string {
+	if x != nil {
+		return x.Server
 	}
 	return ""
 }
@@ -1097,7 +1118,7 @@ const file_toolfailure_v1_failure_service_proto_rawDesc = "" +
 	"page_token\x18\x03 \x01(\tB\b\xbaH\x05r\x03(\x80\x02R\tpageToken\"s\n" +
 	"\x14ListFailuresResponse\x123\n" +
 	"\bfailures\x18\x01 \x03(\v2\x17.toolfailure.v1.FailureR\bfailures\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xcc\x02\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xee\x02\n" +
 	"\vGroupFilter\x12\x1c\n" +
 	"\x04tool\x18\x01 \x01(\tB\b\xbaH\x05r\x03(\x80\x02R\x04tool\x12y\n" +
 	"\x05class\x18\x02 \x01(\tBc\xbaH`r^R\x00R\n" +
@@ -1106,14 +1127,15 @@ const file_toolfailure_v1_failure_service_proto_rawDesc = "" +
 	"\x04code\x18\x03 \x01(\tB\b\xbaH\x05r\x03(\x80\x01R\x04code\x120\n" +
 	"\x05since\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x120\n" +
 	"\x05until\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x05until\x12\"\n" +
-	"\funclassified\x18\x06 \x01(\bR\funclassified\"\xd0\x01\n" +
+	"\funclassified\x18\x06 \x01(\bR\funclassified\x12 \n" +
+	"\x06server\x18\a \x01(\tB\b\xbaH\x05r\x03(\x80\x02R\x06server\"\xd0\x01\n" +
 	"\x11ListGroupsRequest\x123\n" +
 	"\x06filter\x18\x01 \x01(\v2\x1b.toolfailure.v1.GroupFilterR\x06filter\x124\n" +
 	"\border_by\x18\x02 \x01(\tB\x19\xbaH\x16r\x14R\x00R\x05countR\tlast_seenR\aorderBy\x12'\n" +
 	"\tpage_size\x18\x03 \x01(\x05B\n" +
 	"\xbaH\a\x1a\x05\x18\xe8\a(\x00R\bpageSize\x12'\n" +
 	"\n" +
-	"page_token\x18\x04 \x01(\tB\b\xbaH\x05r\x03(\x80\x02R\tpageToken\"\xf1\x02\n" +
+	"page_token\x18\x04 \x01(\tB\b\xbaH\x05r\x03(\x80\x02R\tpageToken\"\x89\x03\n" +
 	"\x05Group\x12 \n" +
 	"\vfingerprint\x18\x01 \x01(\tR\vfingerprint\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12+\n" +
@@ -1126,7 +1148,8 @@ const file_toolfailure_v1_failure_service_proto_rawDesc = "" +
 	"first_seen\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tfirstSeen\x127\n" +
 	"\tlast_seen\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\blastSeen\x122\n" +
 	"\x15sample_correlation_id\x18\n" +
-	" \x01(\tR\x13sampleCorrelationId\"k\n" +
+	" \x01(\tR\x13sampleCorrelationId\x12\x16\n" +
+	"\x06server\x18\v \x01(\tR\x06server\"k\n" +
 	"\x12ListGroupsResponse\x12-\n" +
 	"\x06groups\x18\x01 \x03(\v2\x15.toolfailure.v1.GroupR\x06groups\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xa2\x01\n" +

@@ -370,7 +370,10 @@ type FailureFilter struct {
 	// Exclusive upper bound on createdAt.
 	Until *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=until,proto3" json:"until,omitempty"`
 	// A record's fingerprint: 16 hex characters.
-	Fingerprint   string `protobuf:"bytes,7,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
+	Fingerprint string `protobuf:"bytes,7,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
+	// The MCP server's label, exactly as ClassifyRequest.server carried it. The
+	// CLI's flag is --mcp-server, since its --server is the service's URL.
+	Server        string `protobuf:"bytes,8,opt,name=server,proto3" json:"server,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -454,6 +457,13 @@ func (x *FailureFilter) GetFingerprint() string {
 	return ""
 }
 
+func (x *FailureFilter) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
+}
+
 var File_toolfailure_v1_types_proto protoreflect.FileDescriptor
 
 const file_toolfailure_v1_types_proto_rawDesc = "" +
@@ -496,7 +506,7 @@ const file_toolfailure_v1_types_proto_rawDesc = "" +
 	"\tretryable\x18\x03 \x01(\bR\tretryable\x12D\n" +
 	"\x10retry_not_before\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x0eretryNotBefore\x12%\n" +
 	"\x0ecorrelation_id\x18\x05 \x01(\tR\rcorrelationId\x12%\n" +
-	"\x0eagent_guidance\x18\x06 \x01(\tR\ragentGuidance\"\x8d\x03\n" +
+	"\x0eagent_guidance\x18\x06 \x01(\tR\ragentGuidance\"\xaf\x03\n" +
 	"\rFailureFilter\x12\x1c\n" +
 	"\x04tool\x18\x01 \x01(\tB\b\xbaH\x05r\x03(\x80\x02R\x04tool\x12y\n" +
 	"\x05class\x18\x02 \x01(\tBc\xbaH`r^R\x00R\n" +
@@ -506,7 +516,8 @@ const file_toolfailure_v1_types_proto_rawDesc = "" +
 	"\btrace_id\x18\x04 \x01(\tB\x1b\xbaH\x18r\x162\x14^([0-9a-fA-F]{32})?$R\atraceId\x120\n" +
 	"\x05since\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x120\n" +
 	"\x05until\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x05until\x12)\n" +
-	"\vfingerprint\x18\a \x01(\tB\a\xbaH\x04r\x02(@R\vfingerprint*a\n" +
+	"\vfingerprint\x18\a \x01(\tB\a\xbaH\x04r\x02(@R\vfingerprint\x12 \n" +
+	"\x06server\x18\b \x01(\tB\b\xbaH\x05r\x03(\x80\x02R\x06server*a\n" +
 	"\x05Class\x12\x15\n" +
 	"\x11CLASS_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10CLASS_CAPABILITY\x10\x01\x12\x15\n" +

@@ -139,4 +139,3 @@ func BenchmarkBobuSumisu(b *testing.B) {
 			return n
 		})
 }
-

@@ -27,6 +27,7 @@ func Now() time.Time { return Time(time.Now()) }
 // can name a tool whose stored name holds the stand-in, and a NUL never reaches the database.
 func Filter(f store.Filter) store.Filter {
 	f.Tool, f.Class, f.Code, f.TraceID = store.ReplaceNUL(f.Tool), store.ReplaceNUL(f.Class), store.ReplaceNUL(f.Code), store.ReplaceNUL(f.TraceID)
+	f.Server = store.ReplaceNUL(f.Server)
 	return f
 }
 
@@ -90,6 +91,9 @@ func ListPredicates(tenantID int64, q store.ListQuery) ([]Predicate, error) {
 	}
 	if fl.TraceID != "" {
 		add("trace_id = ", strings.ToLower(fl.TraceID))
+	}
+	if fl.Server != "" {
+		add("server = ", fl.Server)
 	}
 	if fl.Fingerprint != "" {
 		key, ok := store.FingerprintKey(fl.Fingerprint)
