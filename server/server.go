@@ -111,6 +111,11 @@ type Config struct {
 	Rules *rulecache.Cache
 	// RateLimit limits calls per tenant; the zero value limits nothing.
 	RateLimit RateLimit
+	// Draining reports whether the replica is shutting down; while it
+	// does, grpc.health.v1 answers NOT_SERVING, as /readyz answers 503 in
+	// serve's drain, so that gRPC-probing balancers take the replica out of
+	// rotation too. nil: never draining.
+	Draining func() bool
 }
 
 // New returns the service's HTTP handler: every RPC on Connect, gRPC and
@@ -163,7 +168,7 @@ func New(cfg Config) (http.Handler, error) {
 		return []string{toolfailurev1connect.ClassifierServiceName, toolfailurev1connect.FailureServiceName, toolfailurev1connect.RuleServiceName}
 	})))
 
-	health := &healthCheck{store: cfg.Store, now: cfg.Now}
+	health := &healthCheck{store: cfg.Store, now: cfg.Now, draining: cfg.Draining}
 	mux := http.NewServeMux()
 	// Unknown JSON fields are refused rather than dropped: most callers write
 	// JSON by hand (curl, Python), and a misspelled "httpstatus" silently
@@ -227,8 +232,9 @@ func New(cfg Config) (http.Handler, error) {
 // healthCheck answers /healthz and grpc.health.v1 from one cached probe of
 // the store, so that aggressive probing cannot load the database.
 type healthCheck struct {
-	store Store
-	now   func() time.Time
+	store    Store
+	now      func() time.Time
+	draining func() bool // nil: never
 
 	mu      sync.Mutex
 	checked time.Time
@@ -255,6 +261,9 @@ func (h *healthCheck) Check(ctx context.Context, req *grpchealth.CheckRequest) (
 	case "", toolfailurev1connect.ClassifierServiceName, toolfailurev1connect.FailureServiceName, toolfailurev1connect.RuleServiceName:
 	default:
 		return nil, connectv1.NewError(connectv1.CodeNotFound, errors.New("unknown service"))
+	}
+	if h.draining != nil && h.draining() {
+		return &grpchealth.CheckResponse{Status: grpchealth.StatusNotServing}, nil
 	}
 	if err := h.ping(ctx); err != nil {
 		return &grpchealth.CheckResponse{Status: grpchealth.StatusNotServing}, nil

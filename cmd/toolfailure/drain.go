@@ -12,8 +12,9 @@ import (
 
 // drain is serve's shutdown at SIGTERM, in the order a load balancer needs it:
 //
-//  1. readiness fails at once (/readyz and /healthz answer 503), so that Services, ingresses and
-//     load balancers take the replica out of rotation;
+//  1. readiness fails at once (/readyz and /healthz answer 503, grpc.health.v1 answers
+//     NOT_SERVING through server.Config.Draining), so that Services, ingresses and load balancers
+//     take the replica out of rotation;
 //  2. for the drain delay the replica still accepts and answers every call, because taking it out
 //     of rotation is not instant (endpoint updates reach every node's proxy and every balancer a
 //     little later), and a call sent meanwhile must not meet a closed port; keep-alive is off, so
@@ -36,11 +37,16 @@ func (d *drain) readiness(next http.Handler) http.Handler {
 	})
 }
 
+// begin is step 1: from here on readiness fails and every answer closes its connection.
+func (d *drain) begin(srv *http.Server) {
+	d.draining.Store(true)
+	srv.SetKeepAlivesEnabled(false)
+}
+
 // shutdown runs steps 1 to 3 on srv. A zero delay closes the listener at once (a laptop's Ctrl-C
 // should not wait for load balancers that are not there); the chart sets one.
 func (d *drain) shutdown(srv *http.Server, delay, grace time.Duration, log *slog.Logger) error {
-	d.draining.Store(true)
-	srv.SetKeepAlivesEnabled(false)
+	d.begin(srv)
 	if delay > 0 {
 		// This line is the moment readiness fails; tests and operators wait for it.
 		log.Info(fmt.Sprintf("draining: /readyz answers 503; still serving for %s (--drain-delay)", delay), "drain_delay", delay.String())

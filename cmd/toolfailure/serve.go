@@ -292,8 +292,10 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 	if reg, err := inst.ObserveRuleCache(rules.Versions()); err == nil {
 		defer func() { _ = reg.Unregister() }()
 	}
+	// The drain fails readiness over HTTP (/readyz) and over gRPC health alike.
+	var dr drain
 	api, err := server.New(server.Config{Store: b, Logger: log, Telemetry: inst, TraceURL: traceURL, Rules: rules, Limits: limits,
-		RateLimit: server.RateLimit{Rate: rate, Burst: f.rateBurst, Tenants: tenantRates}})
+		RateLimit: server.RateLimit{Rate: rate, Burst: f.rateBurst, Tenants: tenantRates}, Draining: dr.draining.Load})
 	if err != nil {
 		return failed(err)
 	}
@@ -348,7 +350,6 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 			return failed(err)
 		}
 	}
-	var dr drain
 	srv := server.NewHTTPServer(dr.readiness(handler), log)
 	log.Info(fmt.Sprintf("serving Connect, gRPC and gRPC-Web on http://%s", ln.Addr()))
 	log.Info(fmt.Sprintf("support UI on http://%s/ui/", ln.Addr()))

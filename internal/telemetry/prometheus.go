@@ -27,6 +27,12 @@ type Prometheus struct {
 // underscores, the unit is appended and counters end in _total, so
 // toolfailure.classifications is toolfailure_classifications_total and
 // toolfailure.classify.duration is toolfailure_classify_duration_seconds.
+//
+// The exporter's otel_scope_name, otel_scope_version and otel_scope_schema_url
+// labels are left off: every instrument here comes from one meter
+// (ScopeName), so the labels would repeat one value on every series and
+// change every series' identity on each release (the version is the
+// service's), which breaks dashboards and recording rules across upgrades.
 func NewPrometheus() (*Prometheus, error) {
 	reg := prometheus.NewRegistry()
 	if err := reg.Register(collectors.NewGoCollector()); err != nil {
@@ -35,7 +41,7 @@ func NewPrometheus() (*Prometheus, error) {
 	if err := reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
 		return nil, fmt.Errorf("telemetry: prometheus: %w", err)
 	}
-	exp, err := otelprom.New(otelprom.WithRegisterer(reg))
+	exp, err := otelprom.New(otelprom.WithRegisterer(reg), otelprom.WithoutScopeInfo())
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: prometheus exporter: %w", err)
 	}

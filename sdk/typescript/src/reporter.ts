@@ -14,7 +14,7 @@ import { Code, ConnectError, createClient, type Client, type Interceptor } from 
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, InitializeRequestSchema, type CallToolResult, type InitializeResult, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 
 import { TOOL_FAILURE_KEY, parseObject } from "./failure.js";
 import { ClassifierService } from "./gen/toolfailure/v1/classifier_service_pb.js";
@@ -37,7 +37,10 @@ const RESULT_TYPE_VERSION = "2026-07-28";
 const META_KEY = /^[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?)*\/[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/;
 
 export interface ReporterOptions {
-  /** The service, e.g. http://127.0.0.1:8080. Default: TOOLFAILURE_SERVER, else that address. */
+  /**
+   * The service, e.g. http://127.0.0.1:8080. Default: TOOLFAILURE_SERVER;
+   * with neither, the constructor throws, saying what to set.
+   */
   baseUrl?: string;
   /** A key with the "report" scope. Default: TOOLFAILURE_KEY. */
   apiKey?: string;
@@ -107,13 +110,29 @@ class BudgetExceeded extends Error {
   }
 }
 
-// The handler McpServer and Server keep per method. Reaching it is the one
-// way to see every tools/call answer, including the error results the SDK
-// makes itself from a thrown error or rejected arguments; it is checked at
-// run time, and the tested SDK range is the package's peer dependency.
+/**
+ * The @modelcontextprotocol/sdk release whose internals instrument() was
+ * built and tested against (the package's devDependency; the peer range
+ * starts there).
+ */
+const TESTED_SDK_VERSION = "1.32.2";
+
+// What instrument() needs of the SDK beyond its public API. The SDK has
+// public ways to set a request handler (Server.setRequestHandler), to
+// declare capabilities (registerCapabilities) and to reach a tool
+// registered from now on (the RegisteredTool that registerTool returns),
+// and instrument() uses those. It has none to read the handler already set
+// for a method, which is the one way to see every tools/call answer,
+// including the error results the SDK makes itself from a thrown error or
+// rejected arguments; none to reach the tools registered before
+// instrument(); and none to make McpServer set its tool handlers before its
+// first tool. Those three are read from the private fields below, checked
+// by sdkInternals, which throws at instrument() time (naming the tested
+// release) rather than let a reshaped SDK leave failures silently
+// unclassified; test/sdkshape.test.ts fails on such an SDK too.
 type RequestHandler = (request: { method: string; params?: Record<string, unknown> } & Record<string, unknown>, extra: unknown) => Promise<unknown>;
 interface ProtocolInternals {
-  _requestHandlers?: Map<string, RequestHandler>;
+  _requestHandlers?: unknown;
 }
 
 interface RegisteredToolInternals {
@@ -121,10 +140,82 @@ interface RegisteredToolInternals {
 }
 interface McpServerInternals {
   server?: unknown;
-  setToolRequestHandlers?: () => void;
-  _registeredTools?: Record<string, RegisteredToolInternals>;
+  setToolRequestHandlers?: unknown;
+  _registeredTools?: unknown;
   registerTool?: (...args: unknown[]) => unknown;
   tool?: (...args: unknown[]) => unknown;
+}
+
+/** The parts of an instrumented server that instrument() works with. */
+interface SdkInternals {
+  /** The low-level Server: McpServer.server, or the server itself. */
+  low: Server;
+  /** Its request handlers by method, read only. */
+  handlers: ReadonlyMap<string, RequestHandler>;
+  /** McpServer's tools registered so far; undefined for a low-level Server. */
+  registeredTools?: Record<string, RegisteredToolInternals>;
+  /** McpServer's own registerTool and tool, to wrap; empty for a low-level Server. */
+  registrars: ("registerTool" | "tool")[];
+}
+
+function sdkShapeError(what: string): Error {
+  return new Error(
+    `ToolFailureReporter.instrument: the installed @modelcontextprotocol/sdk is not shaped like ${TESTED_SDK_VERSION}, ` +
+      `the release the reporter is tested with: ${what}. Install @modelcontextprotocol/sdk@${TESTED_SDK_VERSION} ` +
+      `or a @omcp/toolfailure release tested with yours`,
+  );
+}
+
+/**
+ * Finds what instrument() needs of an McpServer or a low-level Server, and
+ * throws, saying what is missing, when the SDK is not shaped as expected.
+ * On an McpServer it makes the SDK set its tool handlers now, so that a
+ * later registration does not replace the reporter's wrapper.
+ */
+export function sdkInternals(server: McpServer | Server): SdkInternals {
+  const high = server as unknown as McpServerInternals;
+  const isMcpServer = typeof high.registerTool === "function" && typeof high.server === "object" && high.server !== null;
+  let registeredTools: Record<string, RegisteredToolInternals> | undefined;
+  if (isMcpServer) {
+    if (typeof high.setToolRequestHandlers !== "function") {
+      throw sdkShapeError("McpServer has no setToolRequestHandlers method");
+    }
+    if (typeof high._registeredTools !== "object" || high._registeredTools === null) {
+      throw sdkShapeError("McpServer keeps no _registeredTools record");
+    }
+    for (const [name, tool] of Object.entries(high._registeredTools)) {
+      if (typeof tool !== "object" || tool === null || !("handler" in tool)) {
+        throw sdkShapeError(`McpServer's registered tool ${JSON.stringify(name)} has no handler`);
+      }
+    }
+    registeredTools = high._registeredTools as Record<string, RegisteredToolInternals>;
+    high.setToolRequestHandlers.call(high);
+  }
+  const low = (isMcpServer ? high.server : server) as Server;
+  const handlers = (low as unknown as ProtocolInternals)._requestHandlers;
+  if (!(handlers instanceof Map)) {
+    throw sdkShapeError("Server keeps no _requestHandlers map");
+  }
+  for (const method of ["setRequestHandler", "registerCapabilities"] as const) {
+    if (typeof low[method] !== "function") {
+      throw sdkShapeError(`Server has no ${method} method`);
+    }
+  }
+  if (typeof handlers.get("initialize") !== "function") {
+    throw sdkShapeError("Server's _requestHandlers map has no initialize handler");
+  }
+  if (typeof handlers.get("tools/call") !== "function") {
+    if (isMcpServer) {
+      throw sdkShapeError("McpServer set no tools/call handler in the _requestHandlers map");
+    }
+    throw new Error("ToolFailureReporter.instrument: the server has no tools/call handler yet; register a tool first");
+  }
+  return {
+    low,
+    handlers: handlers as ReadonlyMap<string, RequestHandler>,
+    registeredTools,
+    registrars: isMcpServer ? (["registerTool", "tool"] as const).filter((m) => typeof high[m] === "function") : [],
+  };
 }
 
 /**
@@ -163,9 +254,23 @@ export class ToolFailureReporter {
   // results must carry.
   private readonly negotiated = new WeakMap<object, string>();
   private readonly counts: ReporterStats = { failed: 0, classified: 0, alreadyTagged: 0, missed: 0, missedTimeout: 0 };
+  // The first start-up check (check(), instrument() or wrap() starts it).
+  // A failed result waits for it before its own budget starts, so that the
+  // connection the check opens is the one the first Classify reuses.
+  private startup?: Promise<void>;
 
   constructor(opts: ReporterOptions = {}) {
-    const baseUrl = opts.baseUrl || process.env.TOOLFAILURE_SERVER || "http://127.0.0.1:8080";
+    const baseUrl = (opts.baseUrl || process.env.TOOLFAILURE_SERVER || "").trim();
+    const apiKey = (opts.apiKey ?? process.env.TOOLFAILURE_KEY ?? "").trim();
+    // Guessing a local address would make every failure a miss on any
+    // other machine; the words are the Go annotator's (NewAnnotatorFromEnv).
+    if (baseUrl === "") {
+      throw new Error(
+        apiKey === ""
+          ? "ToolFailureReporter: the toolfailure service is not configured: set TOOLFAILURE_SERVER to its URL (try http://127.0.0.1:8080) and TOOLFAILURE_KEY to an API key with the report scope (or pass baseUrl and apiKey)"
+          : "ToolFailureReporter: TOOLFAILURE_SERVER is not set: set it to the toolfailure service URL (try http://127.0.0.1:8080) (or pass baseUrl)",
+      );
+    }
     // A bad URL would otherwise surface as "[unknown] Invalid URL" once per
     // failure; the words are the proxy's, so one fix note serves both.
     const urlProblem = checkServiceUrl(baseUrl);
@@ -173,7 +278,6 @@ export class ToolFailureReporter {
       throw new Error(`ToolFailureReporter: ${urlProblem}`);
     }
     this.baseUrl = baseUrl;
-    const apiKey = opts.apiKey ?? process.env.TOOLFAILURE_KEY ?? "";
     if (opts.budgetMs !== undefined && !(opts.budgetMs > 0 && Number.isFinite(opts.budgetMs))) {
       throw new RangeError(`ToolFailureReporter: budgetMs must be a positive number of milliseconds, got ${opts.budgetMs}`);
     }
@@ -207,9 +311,45 @@ export class ToolFailureReporter {
    * passed to warn (default: one line on stderr) and the promise resolves,
    * the reporter staying fail-open.
    */
-  async check(opts: { timeoutMs?: number; warn?: (message: string) => void } = {}): Promise<void> {
+  check(opts: { timeoutMs?: number; warn?: (message: string) => void } = {}): Promise<void> {
+    const checked = this.runCheck(opts);
+    this.startup ??= checked;
+    return checked;
+  }
+
+  /**
+   * The start-up check that instrument() (or wrap()) starts, or the first
+   * one check() started: it resolves when the reporter is ready, having
+   * warned if the service cannot be reached, and rejects, with the proxy's
+   * words, on a configuration error. Await it to stop a server's start on
+   * such an error; read before anything started a check, it starts one.
+   */
+  get ready(): Promise<void> {
+    return this.startup ?? this.check({ timeoutMs: STARTUP_CHECK_TIMEOUT_MS });
+  }
+
+  /**
+   * Starts the start-up check unless one is started already; a
+   * configuration error it meets is printed at once, because nobody may
+   * await ready.
+   */
+  private warmUp(): void {
+    if (this.startup) {
+      return;
+    }
+    this.check({ timeoutMs: STARTUP_CHECK_TIMEOUT_MS }).catch((err: unknown) => {
+      console.error(
+        `toolfailure: ${err instanceof Error ? err.message : String(err)}; failed tool results go out without the key until this is fixed`,
+      );
+    });
+  }
+
+  private async runCheck(opts: { timeoutMs?: number; warn?: (message: string) => void }): Promise<void> {
     const timeoutMs = opts.timeoutMs ?? CHECK_TIMEOUT_MS;
     const warn = opts.warn ?? ((m: string) => console.error(`toolfailure: ${m}`));
+    if (!this.hasKey) {
+      throw new Error("no API key: set TOOLFAILURE_KEY to an API key with the report scope (or pass apiKey)");
+    }
     try {
       await this.client.explain(
         { tool: CHECK_TOOL, error: { message: "start-up check of toolfailure reporter" } },
@@ -256,69 +396,62 @@ export class ToolFailureReporter {
    * (capabilities.extensions[metaKey] = { version }, SEP-2133), beside its
    * own extensions, so that a client can tell a key attached on purpose
    * from one that happens to be in _meta.
+   *
+   * It also starts the start-up check (see check and ready) unless one was
+   * started already: the connection to the service is open before the
+   * first failure, and a configuration error is printed at once instead of
+   * once per failure. It throws, naming the SDK release it is tested with,
+   * when the SDK does not keep what it needs where it expects it.
    */
   instrument(server: McpServer | Server): void {
     if (instrumented.has(server)) {
       throw new Error("ToolFailureReporter.instrument: this server is instrumented already");
     }
-    // McpServer sets its tool handlers on the first registerTool; setting
-    // them now keeps a later registration from replacing the wrapper.
-    const high = server as unknown as McpServerInternals;
-    high.setToolRequestHandlers?.call(high);
+    const sdk = sdkInternals(server);
+    const { low, handlers } = sdk;
     // The SDK keeps only the message of an error a callback throws; the
     // error itself (an errno code, an HTTP status, a Retry-After header) is
     // what the service classifies best, so each callback is wrapped to keep
     // it, under the request's ID, until the error result it became is seen.
     const thrown = new Map<unknown, unknown>();
-    if (high._registeredTools && typeof high.registerTool === "function") {
-      for (const tool of Object.values(high._registeredTools)) {
+    for (const tool of Object.values(sdk.registeredTools ?? {})) {
+      tool.handler = keepThrown(tool.handler, thrown);
+    }
+    const high = server as unknown as McpServerInternals;
+    for (const method of sdk.registrars) {
+      const register = high[method]!;
+      high[method] = (...args: unknown[]) => {
+        // RegisteredTool.handler is the callback the SDK calls.
+        const tool = register.apply(high, args) as RegisteredToolInternals;
         tool.handler = keepThrown(tool.handler, thrown);
-      }
-      for (const method of ["registerTool", "tool"] as const) {
-        const register = high[method];
-        if (typeof register === "function") {
-          high[method] = (...args: unknown[]) => {
-            const tool = register.apply(high, args) as RegisteredToolInternals;
-            tool.handler = keepThrown(tool.handler, thrown);
-            return tool;
-          };
-        }
-      }
+        return tool;
+      };
     }
-    const low = (high.server ?? server) as unknown as ProtocolInternals;
-    const handlers = low._requestHandlers;
-    const call = handlers?.get("tools/call");
-    if (!handlers || !call) {
-      throw new Error("ToolFailureReporter.instrument: the server has no tools/call handler yet; register a tool first");
-    }
-    const withCapabilities = low as unknown as { registerCapabilities?: (c: Record<string, unknown>) => void };
     try {
       // The SDK's own way: merged with what the server declared, and
       // answered in initialize (and in discovery, where an SDK has it).
-      withCapabilities.registerCapabilities?.({ extensions: { [this.metaKey]: { version: EXTENSION_VERSION } } });
+      low.registerCapabilities({ extensions: { [this.metaKey]: { version: EXTENSION_VERSION } } } as Parameters<Server["registerCapabilities"]>[0]);
     } catch (err) {
       throw new Error(`ToolFailureReporter.instrument: cannot advertise the extension (call instrument before connect): ${String(err)}`);
     }
-    const initialize = handlers.get("initialize");
-    if (initialize) {
-      handlers.set("initialize", async (request, extra) => {
-        const result = (await initialize(request, extra)) as { protocolVersion?: unknown } | undefined;
-        if (typeof result?.protocolVersion === "string") {
-          this.negotiated.set(low, result.protocolVersion);
-        }
-        return result;
-      });
-    }
-    instrumented.add(server);
+    const initialize = handlers.get("initialize")!;
+    low.setRequestHandler(InitializeRequestSchema, async (request, extra) => {
+      const result = (await initialize(request, extra)) as InitializeResult;
+      if (typeof result?.protocolVersion === "string") {
+        this.negotiated.set(low, result.protocolVersion);
+      }
+      return result;
+    });
+    const call = handlers.get("tools/call")!;
     const list = handlers.get("tools/list");
-    handlers.set("tools/call", async (request, extra) => {
+    low.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       let result: CallToolResult;
       let error: unknown;
       try {
         result = (await call(request, extra)) as CallToolResult;
       } finally {
-        error = thrown.get(request.id);
-        thrown.delete(request.id);
+        error = thrown.get(extra.requestId);
+        thrown.delete(extra.requestId);
       }
       if (!result || typeof result !== "object" || result.isError !== true) {
         return result;
@@ -327,7 +460,7 @@ export class ToolFailureReporter {
       const tool = typeof params.name === "string" ? params.name : "";
       const annotations = list
         ? async () => {
-            const tools = (await list({ jsonrpc: "2.0", id: request.id, method: "tools/list", params: {} }, extra)) as {
+            const tools = (await list({ jsonrpc: "2.0", id: extra.requestId, method: "tools/list", params: {} }, extra)) as {
               tools?: { name: string; annotations?: ToolAnnotations }[];
             };
             return tools?.tools?.find((t) => t.name === tool)?.annotations;
@@ -339,6 +472,10 @@ export class ToolFailureReporter {
       const version = this.negotiated.get(low) ?? meta?.["io.modelcontextprotocol/protocolVersion"];
       return annotated !== result && typeof version === "string" ? withResultType(annotated, version) : annotated;
     });
+    instrumented.add(server);
+    // Connection set-up and configuration errors belong to start-up, not to
+    // the first failure's budget.
+    this.warmUp();
   }
 
   /**
@@ -351,6 +488,7 @@ export class ToolFailureReporter {
     annotations: ToolAnnotations | undefined,
     handler: (...args: [...A, E]) => CallToolResult | Promise<CallToolResult>,
   ): (...args: [...A, E]) => Promise<CallToolResult> {
+    this.warmUp();
     return async (...args) => {
       const extra = args[args.length - 1] as E;
       const requestMeta = extra?._meta;
@@ -386,6 +524,11 @@ export class ToolFailureReporter {
     if (!this.hasKey) {
       this.miss(tool, new Error("no API key: set TOOLFAILURE_KEY"));
       return result;
+    }
+    if (this.startup) {
+      // Outside the budget: bounded by the check's own timeout, and only
+      // the failures that come while it is in flight wait.
+      await this.startup.catch(() => undefined);
     }
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
@@ -466,8 +609,15 @@ function metaObject(v: unknown): JsonObject {
   return v as JsonObject;
 }
 
-/** How long the start-up check waits: the proxy's checkTimeout. */
+/** How long check() waits by default: the proxy's checkTimeout. */
 const CHECK_TIMEOUT_MS = 10_000;
+
+/**
+ * How long the check that instrument() starts waits: the Go annotator's
+ * startupCheckTimeout, shorter than the proxy's because a failure that
+ * comes meanwhile waits for it.
+ */
+const STARTUP_CHECK_TIMEOUT_MS = 5_000;
 
 /** The tool name of the start-up check, so that a rule author who sees it in a trace knows where it came from. */
 const CHECK_TOOL = "toolfailure-reporter-startup-check";

@@ -81,7 +81,7 @@ describe("with a live service", () => {
         await client.close();
       }
     }
-    assert.throws(() => new ToolFailureReporter({ metaKey: "toolFailure" }), /not a prefixed _meta key/);
+    assert.throws(() => new ToolFailureReporter({ baseUrl: svc.url, metaKey: "toolFailure" }), /not a prefixed _meta key/);
   });
 
   it("instrument: every failed result gains the key, the rest stays as it was", async () => {
@@ -258,7 +258,7 @@ describe("fail-open: a service that is down, slow or answers garbage", () => {
   });
 
   it("refuses a budget that is not a positive number", () => {
-    assert.throws(() => new ToolFailureReporter({ budgetMs: -1 }), /budgetMs/);
+    assert.throws(() => new ToolFailureReporter({ baseUrl: "http://127.0.0.1:9", budgetMs: -1 }), /budgetMs/);
   });
 });
 
