@@ -2,13 +2,14 @@ package server
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"connectrpc.com/connect/v2"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -320,25 +321,16 @@ func recordFingerprint(tool, typ, message string, e *v1.RawError) string {
 	return fp
 }
 
-// parseTraceparent extracts trace and parent span IDs from a W3C
-// traceparent. Anything malformed, or the all-zero IDs the spec forbids,
-// yields empty strings: trace context is a diagnostic aid, never a reason
-// to refuse a failure report.
+// parseTraceparent extracts trace and parent span IDs from a W3C traceparent, as
+// OpenTelemetry's propagator reads it (the one that parents the Classify span); anything it
+// refuses (malformed, version ff, all-zero IDs) yields none.
 func parseTraceparent(tp string) (traceID, spanID string) {
-	parts := strings.Split(strings.TrimSpace(tp), "-")
-	if len(parts) < 4 || len(parts[0]) != 2 || parts[0] == "ff" || len(parts[1]) != 32 || len(parts[2]) != 16 {
+	sc := trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(),
+		propagation.MapCarrier{"traceparent": strings.TrimSpace(tp)}))
+	if !sc.IsValid() {
 		return "", ""
 	}
-	t, s := strings.ToLower(parts[1]), strings.ToLower(parts[2])
-	if !isHex(t) || !isHex(s) || strings.Trim(t, "0") == "" || strings.Trim(s, "0") == "" {
-		return "", ""
-	}
-	return t, s
-}
-
-func isHex(s string) bool {
-	_, err := hex.DecodeString(s)
-	return err == nil
+	return sc.TraceID().String(), sc.SpanID().String()
 }
 
 func toolFailureOf(o classify.Outcome, correlationID string) *v1.ToolFailure {
