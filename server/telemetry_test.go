@@ -38,7 +38,7 @@ func TestTelemetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := postgres.Open(ctx, pgtest.URL(t), postgres.WithTracer(inst.PgxTracer()))
+	s, err := postgres.Open(ctx, pgtest.URL(t), postgres.WithTracer(inst.PgxTracer()), postgres.WithBatchContext(telemetry.WithStoreBatch))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -183,7 +183,7 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 		if inst, err = telemetry.New(sdk.Config()); err != nil {
 			return failed(err)
 		}
-		storeOpts = append(storeOpts, postgres.WithTracer(inst.PgxTracer()))
+		storeOpts = append(storeOpts, postgres.WithTracer(inst.PgxTracer()), postgres.WithBatchContext(telemetry.WithStoreBatch))
 	}
 
 	dbURL, journalDir := f.dbURL.Get(), f.journalDir.Get()

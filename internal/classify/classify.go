@@ -3,30 +3,19 @@ package classify
 import (
 	"fmt"
 	"time"
+
+	"github.com/omcp/toolfailure/internal/class"
 )
 
-// Class is the closed set of failure classes of the toolFailure proposal.
-// Clients dispatch on it: capability and governance failures are never
-// retried automatically, reliability failures may be.
-type Class string
+// Class is the closed set of failure classes of the toolFailure proposal (package class).
+type Class = class.Class
 
 // The three classes.
 const (
-	// Capability: the call cannot succeed as made (bad arguments, missing
-	// resource, unsupported operation). Change the call, do not repeat it.
-	Capability Class = "capability"
-	// Reliability: the call failed for a reason outside the caller's
-	// control that may pass (timeouts, overload, dropped connections).
-	Reliability Class = "reliability"
-	// Governance: the call was refused by auth, permission, policy or a
-	// required human step. Only a person can change the outcome.
-	Governance Class = "governance"
+	Capability  = class.Capability
+	Reliability = class.Reliability
+	Governance  = class.Governance
 )
-
-// Valid reports whether c is one of the three classes.
-func (c Class) Valid() bool {
-	return c == Capability || c == Reliability || c == Governance
-}
 
 // Baseline codes. Servers may add codes of their own; clients treat an
 // unknown code as a log detail and act on the class.

@@ -1,6 +1,6 @@
 // Package classwire converts a failure's class between its wire form, the
 // enum v1.Class of the API (CLASS_GOVERNANCE), and the proposal's word
-// that classify, the stores and the toolFailure object use (governance):
+// that classify, the stores and the toolFailure object use (governance, package class):
 // the one place where the two meet, so that no caller trims prefixes of
 // its own.
 package classwire
@@ -9,20 +9,20 @@ import (
 	"strings"
 
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
-	"github.com/omcp/toolfailure/internal/classify"
+	"github.com/omcp/toolfailure/internal/class"
 )
 
 const prefix = "CLASS_"
 
 // ToProto returns the enum value of a class; CLASS_UNSPECIFIED for anything
 // that is not one of the three.
-func ToProto(c classify.Class) v1.Class {
+func ToProto(c class.Class) v1.Class {
 	switch c {
-	case classify.Capability:
+	case class.Capability:
 		return v1.Class_CLASS_CAPABILITY
-	case classify.Reliability:
+	case class.Reliability:
 		return v1.Class_CLASS_RELIABILITY
-	case classify.Governance:
+	case class.Governance:
 		return v1.Class_CLASS_GOVERNANCE
 	}
 	return v1.Class_CLASS_UNSPECIFIED
@@ -30,14 +30,14 @@ func ToProto(c classify.Class) v1.Class {
 
 // FromProto returns the proposal's word for an enum value, "" for
 // CLASS_UNSPECIFIED or a value this build does not know.
-func FromProto(c v1.Class) classify.Class {
+func FromProto(c v1.Class) class.Class {
 	switch c {
 	case v1.Class_CLASS_CAPABILITY:
-		return classify.Capability
+		return class.Capability
 	case v1.Class_CLASS_RELIABILITY:
-		return classify.Reliability
+		return class.Reliability
 	case v1.Class_CLASS_GOVERNANCE:
-		return classify.Governance
+		return class.Governance
 	}
 	return ""
 }

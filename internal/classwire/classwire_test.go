@@ -4,13 +4,13 @@ import (
 	"testing"
 
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
-	"github.com/omcp/toolfailure/internal/classify"
+	"github.com/omcp/toolfailure/internal/class"
 	"github.com/omcp/toolfailure/internal/classwire"
 )
 
 func TestRoundTrip(t *testing.T) {
 	t.Parallel()
-	for _, c := range []classify.Class{classify.Capability, classify.Reliability, classify.Governance} {
+	for _, c := range []class.Class{class.Capability, class.Reliability, class.Governance} {
 		p := classwire.ToProto(c)
 		if p == v1.Class_CLASS_UNSPECIFIED || classwire.FromProto(p) != c || classwire.Word(p) != string(c) {
 			t.Errorf("%s → %v → %q", c, p, classwire.FromProto(p))

@@ -15,7 +15,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/omcp/toolfailure/internal/groupcommit"
-	"github.com/omcp/toolfailure/internal/telemetry"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/internal/canonical"
 )
@@ -57,6 +56,8 @@ type batchSettings struct {
 	maxBatch     int
 	maxWait      time.Duration
 	writeTimeout time.Duration
+	// context is WithBatchContext's function, or nil.
+	context func(write context.Context, callers []context.Context) context.Context
 }
 
 // takeBatchSettings reads the group commit parameters from a URL's query and returns the URL
@@ -232,13 +233,15 @@ func (w *writer) Flush(batch []*pending) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), b.set.writeTimeout)
 	defer cancel()
-	// The write serves every caller of the batch: its statements link to
-	// their spans, and the batch size is measured (telemetry.WithStoreBatch).
-	callers := make([]context.Context, len(leaders))
-	for i, p := range leaders {
-		callers[i] = p.Context()
+	// The write serves every caller of the batch; a tracer may link their
+	// spans to its statements (WithBatchContext).
+	if b.set.context != nil {
+		callers := make([]context.Context, len(leaders))
+		for i, p := range leaders {
+			callers[i] = p.Context()
+		}
+		ctx = b.set.context(ctx, callers)
 	}
-	ctx = telemetry.WithStoreBatch(ctx, callers)
 	if len(leaders) > 0 {
 		b.writeLeaders(ctx, w, leaders)
 	}

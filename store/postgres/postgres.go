@@ -48,16 +48,31 @@ type Store struct {
 var _ store.Store = (*Store)(nil)
 
 // Option configures Open.
-type Option func(*pgxpool.Config)
+type Option func(*options)
+
+type options struct {
+	pool *pgxpool.Config
+	// batchContext, when set, is given the context of each group-commit write and the
+	// contexts of the callers it serves, and returns the context the write runs with.
+	batchContext func(write context.Context, callers []context.Context) context.Context
+}
 
 // WithTracer traces every statement of the store's connections, for example with
 // telemetry.Instruments.PgxTracer; nil traces nothing.
 func WithTracer(t pgx.QueryTracer) Option {
-	return func(c *pgxpool.Config) {
+	return func(o *options) {
 		if t != nil {
-			c.ConnConfig.Tracer = t
+			o.pool.ConnConfig.Tracer = t
 		}
 	}
+}
+
+// WithBatchContext has each group-commit write run with the context f returns, given the write's
+// own context and those of the callers it serves: a write serves many callers on a goroutine of
+// its own, so a tracer learns of them only this way (telemetry.WithStoreBatch links their spans
+// and counts the batch). The store itself knows nothing of telemetry.
+func WithBatchContext(f func(write context.Context, callers []context.Context) context.Context) Option {
+	return func(o *options) { o.batchContext = f }
 }
 
 // Open connects to the database at databaseURL and checks that it answers. It does not migrate;
@@ -94,9 +109,11 @@ func open(ctx context.Context, databaseURL string, ping bool, opts ...Option) (*
 		// Shows up in pg_stat_activity, which is where an operator looks first.
 		cfg.ConnConfig.RuntimeParams["application_name"] = "toolfailure"
 	}
-	for _, o := range opts {
-		o(cfg)
+	o := options{pool: cfg}
+	for _, opt := range opts {
+		opt(&o)
 	}
+	batching.context = o.batchContext
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres store: %w", err)
