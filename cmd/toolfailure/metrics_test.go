@@ -70,7 +70,7 @@ func TestServeMetrics(t *testing.T) {
 		regexp.MustCompile(`(?m)^toolfailure_classifications_total\{[^}]*toolfailure_class="governance"[^}]*toolfailure_code="auth_required"[^}]*toolfailure_tenant_name="acme"[^}]*\} 1$`),
 		regexp.MustCompile(`(?m)^toolfailure_classify_duration_seconds_count\{[^}]*toolfailure_class="governance",toolfailure_outcome="stored"[^}]*\} 1$`),
 		regexp.MustCompile(`(?m)^toolfailure_classifications_total\{[^}]*toolfailure_class="capability"[^}]*toolfailure_code="other"[^}]*\} 1$`),
-		regexp.MustCompile(`(?m)^toolfailure_store_commit_queue(_records)?\{[^}]*\} 0$`),
+		regexp.MustCompile(`(?m)^toolfailure_store_commit_queue(_records)?(\{[^}]*\})? 0$`),
 		regexp.MustCompile(`(?m)^toolfailure_store_pool_connections(_connections)?\{[^}]*state="idle"[^}]*\} \d+$`),
 		regexp.MustCompile(`(?m)^toolfailure_store_replica_fallbacks(_lookups)?_total\{[^}]*operation="get_failure"[^}]*reason="not_found"[^}]*\} 1$`),
 		regexp.MustCompile(`(?m)^toolfailure_rules_cache_version(_versions)?\{`),
