@@ -81,6 +81,11 @@ var sep3313ClientDefects = map[string]string{
 //   - against the TypeScript reporter's example server on 2025-11-25 (the
 //     TypeScript SDK's newest): every check passes, and each correlation ID
 //     it sent is a record of the service it reported to;
+//   - against the TypeScript reporter's example server with a tool call run
+//     as a task (examples/servers/typescript/sep-3313-reporter-task-server.ts,
+//     2025-11-25): every check passes, the task row included, and the
+//     correlation ID the reporter put inside the task's result is a record
+//     of the service;
 //   - against "toolfailure proxy" in front of a TypeScript SDK server that
 //     knows nothing of the proposal and runs a tool call as a task
 //     (examples/servers/typescript/sep-3313-task-server.ts, 2025-11-25):
@@ -111,6 +116,7 @@ func TestSEP3313Scenario(t *testing.T) {
 	tg := startTargets(t)
 	fixture := sc.startFixture(t)
 	reporter := sc.startReporter(t, tg.svc)
+	reporterTasks := sc.startReporterTasks(t, tg.svc)
 	tasks := sc.startTaskProxy(t, tg.svc)
 
 	// A column is one target: a server's URL, or a client's command. skip
@@ -133,6 +139,10 @@ func TestSEP3313Scenario(t *testing.T) {
 			// error reaches the row; the other servers exercise it.
 			"sep-3313-no-key-in-jsonrpc-error": "the unknown tool was answered with a result",
 			"sep-3313-task-result-carries-key": noTasks,
+		}},
+		{name: "reporter-tasks", target: reporterTasks, spec: "2025-11-25", skip: map[string]string{
+			// The same SDK, so the same unknown-tool answer.
+			"sep-3313-no-key-in-jsonrpc-error": "the unknown tool was answered with a result",
 		}},
 		{name: "proxy-tasks", target: tasks, spec: "2025-11-25", skip: map[string]string{
 			// The same SDK, so the same unknown-tool answer; and its
@@ -163,7 +173,8 @@ func TestSEP3313Scenario(t *testing.T) {
 		}
 	}
 	sc.checkRecorded(t, tg.svc, cols[3].checks)
-	sc.checkTaskRecorded(t, tg.svc, cols[4].checks)
+	sc.checkTaskRecorded(t, tg.svc, cols[4].name, "sep-3313-reporter-task-server", cols[4].checks)
+	sc.checkTaskRecorded(t, tg.svc, cols[5].name, "sep-3313-task-server", cols[5].checks)
 	direct := statusByID(cols[0].checks)
 	for _, c := range cols[1:3] {
 		got := statusByID(c.checks)
@@ -416,6 +427,16 @@ func (sc *sep3313) startReporter(t *testing.T, svc servicetest.Service) string {
 	return servicetest.StartAndScan(t, cmd, regexp.MustCompile(`running on (http://\S+/mcp)`), "sep-3313 ts-reporter")
 }
 
+// startReporterTasks starts the TypeScript reporter's example server with a
+// tool call run as a task, reporting to svc, and returns its URL.
+func (sc *sep3313) startReporterTasks(t *testing.T, svc servicetest.Service) string {
+	t.Helper()
+	cmd := exec.Command(sc.node, sc.tsx, filepath.Join("examples", "servers", "typescript", "sep-3313-reporter-task-server.ts"))
+	cmd.Dir = sc.dir
+	cmd.Env = append(os.Environ(), "PORT=0", "TOOLFAILURE_SERVER="+svc.URL, "TOOLFAILURE_KEY="+svc.ReportKey)
+	return servicetest.StartAndScan(t, cmd, regexp.MustCompile(`running on (http://\S+/mcp)`), "sep-3313 reporter-tasks")
+}
+
 // startTaskProxy starts "toolfailure proxy --listen", reporting to svc, with
 // the task example server (stdio, the TypeScript SDK) as its child, and
 // returns its URL.
@@ -426,11 +447,11 @@ func (sc *sep3313) startTaskProxy(t *testing.T, svc servicetest.Service) string 
 	return start(t, env, regexp.MustCompile(`(http://\S+/mcp)`), "proxy-tasks", toolfailureBin, "proxy", "--listen", "127.0.0.1:0", "--", sc.node, sc.tsx, script)
 }
 
-// checkTaskRecorded looks up the correlation ID that the task row saw inside
-// the task's result, in the service the proxy reported to: the failure of a
-// tool call run as a task is recorded like any other, under the tool's name
-// and the upstream's.
-func (sc *sep3313) checkTaskRecorded(t *testing.T, svc servicetest.Service, checks []sep3313Check) {
+// checkTaskRecorded looks up the correlation ID that column col's task row
+// saw inside the task's result, in the service col reported to: the failure
+// of a tool call run as a task is recorded like any other, under the tool's
+// name and server's label (the reporter's, or the proxy's upstream's).
+func (sc *sep3313) checkTaskRecorded(t *testing.T, svc servicetest.Service, col, server string, checks []sep3313Check) {
 	t.Helper()
 	for _, ch := range checks {
 		if ch.ID != "sep-3313-task-result-carries-key" {
@@ -439,18 +460,18 @@ func (sc *sep3313) checkTaskRecorded(t *testing.T, svc servicetest.Service, chec
 		tf, _ := ch.Details["toolFailure"].(map[string]any)
 		id, _ := tf["correlationId"].(string)
 		if id == "" {
-			t.Fatalf("proxy-tasks: the task row saw no correlation ID: %v", ch.Details)
+			t.Fatalf("%s: the task row saw no correlation ID: %v", col, ch.Details)
 		}
 		res, err := mcpfailure.NewFailureClient(nil, svc.URL, svc.LookupKey).GetFailure(t.Context(), &toolfailurev1.GetFailureRequest{CorrelationId: id})
 		if err != nil {
-			t.Fatalf("proxy-tasks: %s: GetFailure: %v", id, err)
+			t.Fatalf("%s: %s: GetFailure: %v", col, id, err)
 		}
-		if f := res.GetFailure(); f.GetTool() != "test_tool_failure_task" || f.GetServer() != "sep-3313-task-server" {
-			t.Errorf("proxy-tasks: %s is a record of %s on %q, want test_tool_failure_task on sep-3313-task-server", id, f.GetTool(), f.GetServer())
+		if f := res.GetFailure(); f.GetTool() != "test_tool_failure_task" || f.GetServer() != server {
+			t.Errorf("%s: %s is a record of %s on %q, want test_tool_failure_task on %q", col, id, f.GetTool(), f.GetServer(), server)
 		}
 		return
 	}
-	t.Error("proxy-tasks: no sep-3313-task-result-carries-key check")
+	t.Errorf("%s: no sep-3313-task-result-carries-key check", col)
 }
 
 // reporterLabel is the server label the TypeScript reporter's example

@@ -14,7 +14,16 @@ import { Code, ConnectError, createClient, type Client, type Interceptor } from 
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, InitializeRequestSchema, type CallToolResult, type InitializeResult, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/interfaces.js";
+import {
+  CallToolRequestSchema,
+  GetTaskPayloadRequestSchema,
+  InitializeRequestSchema,
+  type CallToolResult,
+  type InitializeResult,
+  type Result,
+  type ToolAnnotations,
+} from "@modelcontextprotocol/sdk/types.js";
 
 import { TOOL_FAILURE_KEY, parseObject } from "./failure.js";
 import { ClassifierService } from "./gen/toolfailure/v1/classifier_service_pb.js";
@@ -125,15 +134,22 @@ const TESTED_SDK_VERSION = "1.32.2";
 // for a method, which is the one way to see every tools/call answer,
 // including the error results the SDK makes itself from a thrown error or
 // rejected arguments; none to reach the tools registered before
-// instrument(); and none to make McpServer set its tool handlers before its
-// first tool. Those three are read from the private fields below, checked
-// by sdkInternals, which throws at instrument() time (naming the tested
+// instrument(); none to make McpServer set its tool handlers before its
+// first tool; and none to reach the task store the server was constructed
+// with, through which a tool call run as a task delivers its result
+// (Protocol answers tasks/result from the store, not from a handler of the
+// tool). Those four are read from the private fields below, checked by
+// sdkInternals, which throws at instrument() time (naming the tested
 // release) rather than let a reshaped SDK leave failures silently
 // unclassified; test/sdkshape.test.ts fails on such an SDK too.
 type RequestHandler = (request: { method: string; params?: Record<string, unknown> } & Record<string, unknown>, extra: unknown) => Promise<unknown>;
 interface ProtocolInternals {
   _requestHandlers?: unknown;
+  _taskStore?: unknown;
 }
+
+/** The methods of the SDK's TaskStore interface, all of which Protocol calls. */
+const TASK_STORE_METHODS = ["createTask", "getTask", "storeTaskResult", "getTaskResult", "updateTaskStatus", "listTasks"] as const;
 
 interface RegisteredToolInternals {
   handler: unknown;
@@ -156,6 +172,11 @@ interface SdkInternals {
   registeredTools?: Record<string, RegisteredToolInternals>;
   /** McpServer's own registerTool and tool, to wrap; empty for a low-level Server. */
   registrars: ("registerTool" | "tool")[];
+  /**
+   * The task store the server was constructed with, when it has one (then
+   * Protocol answers tasks/result from it); replaced by instrument().
+   */
+  taskStore?: TaskStore;
 }
 
 function sdkShapeError(what: string): Error {
@@ -204,6 +225,20 @@ export function sdkInternals(server: McpServer | Server): SdkInternals {
   if (typeof handlers.get("initialize") !== "function") {
     throw sdkShapeError("Server's _requestHandlers map has no initialize handler");
   }
+  // Protocol installs tasks/result exactly when it was given a task store.
+  let taskStore: TaskStore | undefined;
+  if (typeof handlers.get("tasks/result") === "function") {
+    const store = (low as unknown as ProtocolInternals)._taskStore as Record<string, unknown> | undefined;
+    if (typeof store !== "object" || store === null) {
+      throw sdkShapeError("Server answers tasks/result but keeps no _taskStore");
+    }
+    for (const method of TASK_STORE_METHODS) {
+      if (typeof store[method] !== "function") {
+        throw sdkShapeError(`Server's _taskStore has no ${method} method`);
+      }
+    }
+    taskStore = store as unknown as TaskStore;
+  }
   if (typeof handlers.get("tools/call") !== "function") {
     if (isMcpServer) {
       throw sdkShapeError("McpServer set no tools/call handler in the _requestHandlers map");
@@ -215,7 +250,97 @@ export function sdkInternals(server: McpServer | Server): SdkInternals {
     handlers: handlers as ReadonlyMap<string, RequestHandler>,
     registeredTools,
     registrars: isMcpServer ? (["registerTool", "tool"] as const).filter((m) => typeof high[m] === "function") : [],
+    taskStore,
   };
+}
+
+/**
+ * How many tool calls run as tasks an instrumented server remembers (the
+ * oldest is forgotten first), as the proxy's DefaultMaxTasks: a task whose
+ * call is forgotten delivers its failure without the key.
+ */
+const MAX_TASKS = 1000;
+
+/**
+ * How long a tool call run as a task is remembered, as the proxy's
+ * DefaultTaskExpiry: longer than a tool call runs, short enough that tasks
+ * a client never came back for do not stay forever.
+ */
+const TASK_EXPIRY_MS = 24 * 60 * 60 * 1000;
+
+/** What a later classification of a task's result needs of the tools/call that created it. */
+interface TaskCall {
+  tool: string;
+  /** The call's _meta, for the trace context. */
+  meta?: Record<string, unknown>;
+  /** The tool's annotations, looked up only when the task fails. */
+  annotations?: () => Promise<ToolAnnotations | undefined>;
+  /** Set when the call created its task through the reporter's store. */
+  viaStore?: boolean;
+}
+
+/** One tool call that became a task. */
+interface TaskEntry {
+  call: TaskCall;
+  created: number;
+  /** The toolFailure object, once the service gave one: every later carrier of the result gets it. */
+  failure?: JsonObject;
+  /** The classification in flight, so that concurrent carriers share it. */
+  pending?: Promise<JsonObject | undefined>;
+}
+
+/**
+ * The tool calls that became tasks on one instrumented server, by task ID:
+ * none of the messages that carry a task's result names the tool, which
+ * the service needs. Bounded by MAX_TASKS and TASK_EXPIRY_MS; a Map
+ * iterates in insertion order, which is also expiry order.
+ */
+class TaskTable {
+  private readonly byId = new Map<string, TaskEntry>();
+
+  /** Remembers taskId as created by call. */
+  add(taskId: string, call: TaskCall, now = Date.now()): void {
+    this.expire(now);
+    // A store that reuses an ID: the newer call is the one its result
+    // belongs to, and it goes to the back of the expiry order.
+    this.byId.delete(taskId);
+    for (const oldest of this.byId.keys()) {
+      if (this.byId.size < MAX_TASKS) {
+        break;
+      }
+      this.byId.delete(oldest);
+    }
+    this.byId.set(taskId, { call, created: now });
+  }
+
+  get(taskId: string, now = Date.now()): TaskEntry | undefined {
+    this.expire(now);
+    return this.byId.get(taskId);
+  }
+
+  /** Drops a task whose result was a success: nothing about it is needed any more. */
+  forget(taskId: string): void {
+    this.byId.delete(taskId);
+  }
+
+  private expire(now: number): void {
+    for (const [id, e] of this.byId) {
+      if (now - e.created < TASK_EXPIRY_MS) {
+        return;
+      }
+      this.byId.delete(id);
+    }
+  }
+}
+
+/** The task ID of a CreateTaskResult (2025-11-25: {task: {taskId}}), or undefined. */
+function createdTaskId(result: unknown): string | undefined {
+  const task = (result as { task?: { taskId?: unknown } } | undefined)?.task;
+  return typeof task?.taskId === "string" ? task.taskId : undefined;
+}
+
+function isErrorResult(result: unknown): result is CallToolResult {
+  return typeof result === "object" && result !== null && (result as { isError?: unknown }).isError === true;
 }
 
 /**
@@ -254,6 +379,9 @@ export class ToolFailureReporter {
   // results must carry.
   private readonly negotiated = new WeakMap<object, string>();
   private readonly counts: ReporterStats = { failed: 0, classified: 0, alreadyTagged: 0, missed: 0, missedTimeout: 0 };
+  // The toolFailure objects put on task results, to tell the stored copy of
+  // a counted failure from a new one when the SDK hands it out again.
+  private readonly taskFailures = new WeakSet<object>();
   // The first start-up check (check(), instrument() or wrap() starts it).
   // A failed result waits for it before its own budget starts, so that the
   // connection the check opens is the one the first Classify reuses.
@@ -444,18 +572,15 @@ export class ToolFailureReporter {
     });
     const call = handlers.get("tools/call")!;
     const list = handlers.get("tools/list");
+    // The tools/call requests in flight, by request ID: a task the call
+    // creates is created with that ID, which is how the task store learns
+    // which tool the task runs.
+    const calling = new Map<unknown, TaskCall>();
+    const tasks = new TaskTable();
+    if (sdk.taskStore) {
+      this.instrumentTasks(low, handlers, sdk.taskStore, tasks, calling);
+    }
     low.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-      let result: CallToolResult;
-      let error: unknown;
-      try {
-        result = (await call(request, extra)) as CallToolResult;
-      } finally {
-        error = thrown.get(extra.requestId);
-        thrown.delete(extra.requestId);
-      }
-      if (!result || typeof result !== "object" || result.isError !== true) {
-        return result;
-      }
       const params = request.params ?? {};
       const tool = typeof params.name === "string" ? params.name : "";
       const annotations = list
@@ -467,6 +592,31 @@ export class ToolFailureReporter {
           }
         : undefined;
       const meta = params._meta as Record<string, unknown> | undefined;
+      const callInfo: TaskCall = { tool, meta, annotations };
+      calling.set(extra.requestId, callInfo);
+      let result: CallToolResult;
+      let error: unknown;
+      try {
+        result = (await call(request, extra)) as CallToolResult;
+      } finally {
+        error = thrown.get(extra.requestId);
+        thrown.delete(extra.requestId);
+        calling.delete(extra.requestId);
+      }
+      const taskId = createdTaskId(result);
+      if (taskId !== undefined && !callInfo.viaStore) {
+        // A task created in the store directly, past the reporter's
+        // wrapper: its result is classified when tasks/result delivers it.
+        tasks.add(taskId, callInfo);
+      }
+      if (!result || typeof result !== "object" || result.isError !== true) {
+        return result;
+      }
+      // A task tool called without a task (taskSupport "optional"): the
+      // SDK answers with the task's stored result, classified already.
+      if (this.taskFailures.has(result._meta?.[this.metaKey] as object)) {
+        return result;
+      }
       const annotated = await this.annotate(tool, result, { error, annotations, requestMeta: meta });
       // The stateless protocol names its version on every request.
       const version = this.negotiated.get(low) ?? meta?.["io.modelcontextprotocol/protocolVersion"];
@@ -476,6 +626,107 @@ export class ToolFailureReporter {
     // Connection set-up and configuration errors belong to start-up, not to
     // the first failure's budget.
     this.warmUp();
+  }
+
+  /**
+   * Makes a tool call run as a task carry the key in its result, as a direct
+   * call would. The SDK's Protocol keeps a task's CallToolResult in the
+   * task store the server was constructed with and answers tasks/result
+   * from it (and tools/call, for a task tool called without a task), so the
+   * store is wrapped: a failed result is classified when it is stored, and
+   * every later delivery is the stored copy with the same correlation ID.
+   * A result put into the store past the wrapper (a tool that keeps its own
+   * reference to the store) is classified in the answer to tasks/result
+   * instead, once, the object reused for every later answer.
+   */
+  private instrumentTasks(
+    low: Server,
+    handlers: ReadonlyMap<string, RequestHandler>,
+    store: TaskStore,
+    tasks: TaskTable,
+    calling: ReadonlyMap<unknown, TaskCall>,
+  ): void {
+    const reporting: TaskStore = {
+      createTask: async (taskParams, requestId, request, sessionId) => {
+        const task = await store.createTask(taskParams, requestId, request, sessionId);
+        if (request.method === "tools/call") {
+          const params = (request.params ?? {}) as { name?: unknown; _meta?: Record<string, unknown> };
+          // The call in flight has the annotations lookup; the request
+          // alone names the tool and its trace context.
+          const call = calling.get(requestId) ?? { tool: typeof params.name === "string" ? params.name : "", meta: params._meta };
+          call.viaStore = true;
+          tasks.add(task.taskId, call);
+        }
+        return task;
+      },
+      getTask: (taskId, sessionId) => store.getTask(taskId, sessionId),
+      storeTaskResult: async (taskId, status, result, sessionId) => {
+        const entry = tasks.get(taskId);
+        if (entry && isErrorResult(result)) {
+          result = await this.annotateTaskResult(entry, result);
+        } else if (entry) {
+          tasks.forget(taskId);
+        }
+        return store.storeTaskResult(taskId, status, result, sessionId);
+      },
+      getTaskResult: (taskId, sessionId) => store.getTaskResult(taskId, sessionId),
+      updateTaskStatus: (taskId, status, statusMessage, sessionId) => store.updateTaskStatus(taskId, status, statusMessage, sessionId),
+      listTasks: (cursor, sessionId) => store.listTasks(cursor, sessionId),
+    };
+    // Protocol reads the field on every request, so the wrapper serves
+    // every task created from now on.
+    (low as unknown as ProtocolInternals)._taskStore = reporting;
+
+    const taskResult = handlers.get("tasks/result")!;
+    const answer = async (request: { method: string; params: { taskId: string } }, extra: unknown): Promise<Result> => {
+      const result = (await taskResult(request as Parameters<RequestHandler>[0], extra)) as Result;
+      const entry = tasks.get(request.params.taskId);
+      if (!entry) {
+        return result;
+      }
+      if (!isErrorResult(result)) {
+        tasks.forget(request.params.taskId);
+        return result;
+      }
+      if (result._meta && Object.hasOwn(result._meta, this.metaKey)) {
+        // Stored through the wrapper (or by a tool that wrote its own): the
+        // stored copy, counted when it was stored.
+        return result;
+      }
+      return this.annotateTaskResult(entry, result);
+    };
+    try {
+      low.setRequestHandler(GetTaskPayloadRequestSchema, answer);
+    } catch {
+      // The SDK refuses a tasks/result handler on a server without the
+      // tasks capability (its own was set before capabilities existed).
+      // Such a server creates no task for a client, so only the tools/call
+      // it answers from a task, which the store covers, is left.
+    }
+  }
+
+  /**
+   * Adds the key to a failed result of task entry, classifying the failure
+   * the first time and reusing that object for every later carrier of the
+   * same result, so that a result delivered ten times is one record with
+   * one correlation ID. A missed classification is tried again by the next
+   * carrier: nothing with a key went out yet.
+   */
+  private async annotateTaskResult<R extends CallToolResult>(entry: TaskEntry, result: R): Promise<R> {
+    if (!entry.failure) {
+      entry.pending ??= this.annotate(entry.call.tool, result, { annotations: entry.call.annotations, requestMeta: entry.call.meta }).then(
+        (annotated) => (annotated !== result ? (annotated._meta?.[this.metaKey] as JsonObject) : undefined),
+      );
+      const failure = await entry.pending;
+      if (!failure) {
+        // A miss (counted by annotate), or a result that carried its own key.
+        entry.pending = undefined;
+        return result;
+      }
+      entry.failure = failure;
+      this.taskFailures.add(failure);
+    }
+    return { ...result, _meta: { ...result._meta, [this.metaKey]: entry.failure } };
   }
 
   /**

@@ -1,6 +1,7 @@
-// The reporter reads three things the SDK keeps private (see sdkInternals in
-// src/reporter.ts): Protocol's _requestHandlers map, McpServer's
-// _registeredTools record and its setToolRequestHandlers method. This test
+// The reporter reads four things the SDK keeps private (see sdkInternals in
+// src/reporter.ts): Protocol's _requestHandlers map and _taskStore,
+// McpServer's _registeredTools record and its setToolRequestHandlers
+// method. This test
 // names the installed SDK release when any of them moves, so that an SDK
 // upgrade fails here first, with the reason, rather than in a user's server;
 // and it holds instrument() to failing loudly on such an SDK.
@@ -9,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { it } from "node:test";
 
+import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -20,8 +22,8 @@ import { repoRoot } from "./service.js";
 const sdkVersion = (JSON.parse(readFileSync(join(repoRoot, "sdk", "typescript", "node_modules", "@modelcontextprotocol", "sdk", "package.json"), "utf8")) as { version: string }).version;
 const moved = (what: string) => `@modelcontextprotocol/sdk ${sdkVersion}: ${what}; adapt sdkInternals in src/reporter.ts to this release`;
 
-function toolServer(): McpServer {
-  const server = new McpServer({ name: "shape", version: "1" });
+function toolServer(taskStore?: InMemoryTaskStore): McpServer {
+  const server = new McpServer({ name: "shape", version: "1" }, taskStore ? { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore } : {});
   server.registerTool("t", { description: "A tool." }, async () => ({ content: [] }));
   return server;
 }
@@ -38,9 +40,19 @@ it("the SDK still keeps what instrument() reads where it reads it", () => {
     assert.equal(typeof handlers.get(method), "function", moved(`_requestHandlers has no ${method} handler`));
   }
   assert.doesNotThrow(() => sdkInternals(toolServer()), (err: unknown) => assert.fail(moved(String(err))));
-  const low = new Server({ name: "shape-low", version: "1" }, { capabilities: { tools: {} } });
-  low.setRequestHandler(CallToolRequestSchema, async () => ({ content: [] }));
-  assert.doesNotThrow(() => sdkInternals(low), (err: unknown) => assert.fail(moved(String(err))));
+
+  // A task's result is kept in, and tasks/result answered from, the store
+  // the server was constructed with.
+  const store = new InMemoryTaskStore();
+  const tasked = toolServer(store);
+  const low = tasked.server as unknown as Record<string, unknown>;
+  assert.equal(low._taskStore, store, moved("Protocol keeps the task store it was given elsewhere than _taskStore"));
+  assert.equal(typeof (low._requestHandlers as Map<string, unknown>).get("tasks/result"), "function", moved("a server with a task store has no tasks/result handler"));
+  assert.equal(sdkInternals(tasked).taskStore, store);
+  assert.equal(sdkInternals(toolServer()).taskStore, undefined, "no task store, nothing to wrap");
+  const plain = new Server({ name: "shape-low", version: "1" }, { capabilities: { tools: {} } });
+  plain.setRequestHandler(CallToolRequestSchema, async () => ({ content: [] }));
+  assert.doesNotThrow(() => sdkInternals(plain), (err: unknown) => assert.fail(moved(String(err))));
 });
 
 it("instrument() refuses, naming the tested release, an SDK without those internals", () => {
@@ -52,6 +64,10 @@ it("instrument() refuses, naming the tested release, an SDK without those intern
   const noHandlers = toolServer();
   (noHandlers.server as unknown as Record<string, unknown>)._requestHandlers = {};
   assert.throws(() => reporter.instrument(noHandlers), /not shaped like 1\.32\.2.*Server keeps no _requestHandlers map/);
+
+  const noStore = toolServer(new InMemoryTaskStore());
+  delete (noStore.server as unknown as Record<string, unknown>)._taskStore;
+  assert.throws(() => reporter.instrument(noStore), /not shaped like 1\.32\.2.*answers tasks\/result but keeps no _taskStore/);
 
   const low = new Server({ name: "shape-low", version: "1" }, { capabilities: { tools: {} } });
   (low as unknown as Record<string, unknown>)._requestHandlers = new Map();
