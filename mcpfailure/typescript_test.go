@@ -44,6 +44,9 @@ func typescriptPackage(t *testing.T) string {
 		}
 		t.Skipf("%s (set TOOLFAILURE_REQUIRE_NODE=1 to fail instead)", why)
 	}
+	if testing.Short() {
+		t.Skip("runs node: not in the -short inner loop")
+	}
 	if _, err := exec.LookPath("node"); err != nil {
 		skip("node is not installed")
 	}

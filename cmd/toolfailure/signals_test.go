@@ -163,7 +163,7 @@ type ack struct {
 
 // load calls Classify from several goroutines until stop is closed and returns every answer that
 // was acknowledged (HTTP 200 with a correlation ID); calls that fail are not acknowledged.
-func load(t *testing.T, base, key string, stop <-chan struct{}) func() []ack {
+func load(t *testing.T, base, key string, stop <-chan struct{}) (wait func() []ack, acked func() int) {
 	var (
 		mu    sync.Mutex
 		acks  []ack
@@ -228,9 +228,30 @@ func load(t *testing.T, base, key string, stop <-chan struct{}) func() []ack {
 			}
 		})
 	}
-	return func() []ack {
+	wait = func() []ack {
 		wg.Wait()
 		return acks
+	}
+	acked = func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(acks)
+	}
+	return wait, acked
+}
+
+// waitAcked waits until the load has had at least n more calls acknowledged than when it is called:
+// the readiness signal that a load is under way, instead of a fixed time that a slow machine may not
+// fill and a fast one wastes.
+func waitAcked(t *testing.T, acked func() int, n int, timeout time.Duration) {
+	t.Helper()
+	target := acked() + n
+	deadline := time.Now().Add(timeout)
+	for acked() < target {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d calls acknowledged within %v, want %d", acked(), timeout, target)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -267,8 +288,8 @@ func TestSIGKILLLosesNoAcknowledgedRecord(t *testing.T) {
 	key := createKey(t, dbURL)
 	svc := startService(t, dbURL)
 	stop := make(chan struct{})
-	wait := load(t, svc.base, key, stop)
-	time.Sleep(1500 * time.Millisecond)
+	wait, acked := load(t, svc.base, key, stop)
+	waitAcked(t, acked, 100, 30*time.Second)
 	if err := svc.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -290,8 +311,8 @@ func TestSIGTERMDrainsAndExitsZero(t *testing.T) {
 	key := createKey(t, dbURL)
 	svc := startService(t, dbURL)
 	stop := make(chan struct{})
-	wait := load(t, svc.base, key, stop)
-	time.Sleep(1500 * time.Millisecond)
+	wait, acked := load(t, svc.base, key, stop)
+	waitAcked(t, acked, 100, 30*time.Second)
 	if err := svc.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +375,7 @@ func TestSIGTERMDrainFailsReadinessFirst(t *testing.T) {
 		t.Fatal("the connection was closed before any signal")
 	}
 	stop := make(chan struct{})
-	wait := load(t, svc.base, key, stop)
+	wait, _ := load(t, svc.base, key, stop)
 
 	if err := svc.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -417,10 +438,12 @@ func TestSIGKILLWhileJournaling(t *testing.T) {
 	journalDir := t.TempDir()
 	svc := startService(t, dbURL, "--journal-dir", journalDir, "--journal-after", "300ms")
 	stop := make(chan struct{})
-	wait := load(t, svc.base, key, stop)
-	time.Sleep(time.Second)
+	wait, acked := load(t, svc.base, key, stop)
+	waitAcked(t, acked, 100, 30*time.Second)
 	cluster.StopImmediate()
-	time.Sleep(1500 * time.Millisecond)
+	// Records wait in the journal once the service has switched to it and acknowledged more.
+	svc.output.waitFor(t, "local journal", svc.exited, 30*time.Second)
+	waitAcked(t, acked, 100, 30*time.Second)
 	if err := svc.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

@@ -409,6 +409,9 @@ func nodeWithSDK(t *testing.T) (node, sdk string) {
 		}
 		t.Skip(why + " (set TOOLFAILURE_REQUIRE_NODE=1 to fail instead)")
 	}
+	if testing.Short() {
+		t.Skip("runs node: not in the -short inner loop")
+	}
 	node, err := exec.LookPath("node")
 	if err != nil {
 		skip("no node on PATH")

@@ -21,4 +21,10 @@
 //
 // Creating and dropping schemas goes through one connection per test binary, opened on first use,
 // so a test costs two short statements, not a connection set-up.
+//
+// A test that needs migrated tables but does not test migrating takes a schema from Migrated
+// instead: each test binary keeps a pool of schemas on which the migrations already ran, hands one
+// to each test, and empties it when the test ends, so that a package's tests run the migrations a
+// few times in all rather than once each (the pattern of River's riverdbtest). Such a package's
+// TestMain calls Main, which drops the pool's schemas when the tests are over.
 package pgtest

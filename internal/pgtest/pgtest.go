@@ -36,34 +36,58 @@ var admin struct {
 // TOOLFAILURE_REQUIRE_POSTGRES=1) when the server cannot be reached.
 func URL(t testing.TB) string {
 	t.Helper()
-	adminURL := serverURL()
+	if !connected(t) {
+		return ""
+	}
+	schema, u := newSchema(t)
+	t.Cleanup(func() {
+		if err := dropSchema(schema); err != nil {
+			t.Errorf("pgtest: %v", err)
+		}
+	})
+	return u
+}
+
+// connected opens the admin connection on first use, and reports whether it is there; when it is
+// not, t has been skipped or failed.
+func connected(t testing.TB) bool {
+	t.Helper()
 	admin.once.Do(func() {
 		// The error is kept: every later test then skips at once instead of each waiting out its
 		// own connection timeout.
-		admin.conn, admin.err = connect(adminURL)
+		admin.conn, admin.err = connect(serverURL())
 	})
 	if admin.err != nil {
 		unavailable(t, admin.err, os.Getenv(envRequire) == "1")
-		return ""
+		return false
 	}
+	return true
+}
 
-	schema := "tft_" + randomHex(8)
+// newSchema creates an empty schema and returns its name and the URL that selects it. The caller
+// drops it.
+func newSchema(t testing.TB) (schema, u string) {
+	t.Helper()
+	schema = "tft_" + randomHex(8)
 	if err := adminExec(t.Context(), "CREATE SCHEMA "+schema); err != nil {
 		t.Fatalf("pgtest: create schema %s: %v", schema, err)
 	}
-	t.Cleanup(func() {
-		// t.Context is already canceled when cleanups run.
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := adminExec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE"); err != nil {
-			t.Errorf("pgtest: drop schema %s: %v", schema, err)
-		}
-	})
-	u, err := withSearchPath(adminURL, schema)
+	u, err := withSearchPath(serverURL(), schema)
 	if err != nil {
+		_ = dropSchema(schema)
 		t.Fatalf("pgtest: %s: %v", envURL, err)
 	}
-	return u
+	return schema, u
+}
+
+func dropSchema(schema string) error {
+	// Called from cleanups, when t.Context is already canceled.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := adminExec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE"); err != nil {
+		return fmt.Errorf("drop schema %s: %w", schema, err)
+	}
+	return nil
 }
 
 // serverURL is the URL of the server as configured, without a schema.

@@ -84,16 +84,38 @@ func TestPostgresHardStopMidLoad(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(time.Second)
-	cluster.StopImmediate()
-	time.Sleep(1500 * time.Millisecond)
-	if !j.Status().Degraded {
-		t.Error("the journal did not notice that PostgreSQL is down")
+	// Stops the writers and waits for them; deferred too, so that a failed wait below does not
+	// leave them running, and then says why they stopped.
+	halt := sync.OnceFunc(func() { close(stop); wg.Wait() })
+	halted := false
+	defer func() {
+		if !halted {
+			halt()
+			if err := errors.Join(errs...); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	ackedCount := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(acked)
 	}
+	// The load is under way when every writer has had a few calls acknowledged, on average.
+	waitFor(t, 30*time.Second, "records acknowledged before the stop", func() bool { return ackedCount() >= 4*writers })
+	cluster.StopImmediate()
+	// The outage is exercised once the journal has noticed it and taken records in.
+	waitFor(t, 30*time.Second, "the journal to notice that PostgreSQL is down and journal records", func() bool {
+		st := j.Status()
+		return st.Degraded && st.Journaled >= writers
+	})
 	cluster.Restart()
-	time.Sleep(time.Second)
-	close(stop)
-	wg.Wait()
+	// And recovery once the journal has noticed PostgreSQL back, with calls still coming in.
+	waitFor(t, 30*time.Second, "the journal to notice that PostgreSQL is back", func() bool { return !j.Status().Degraded })
+	afterRestart := ackedCount()
+	waitFor(t, 30*time.Second, "records acknowledged after the restart", func() bool { return ackedCount() >= afterRestart+4*writers })
+	halt()
+	halted = true
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}

@@ -10,10 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/omcp/toolfailure/internal/pgtest"
-	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/postgres"
-	"github.com/omcp/toolfailure/store/storetest"
 )
 
 // Distributed and reference tables of the Citus layout in docs/scaling.md. A table that a
@@ -23,37 +20,12 @@ var (
 	referenceTables   = []string{"tenants", "api_keys"}
 )
 
-// TestEveryQueryCarriesTenant records every statement the PostgreSQL store sends while the whole
-// store conformance suite runs, and checks that each one that reads or writes a distributed table
-// names tenant_id, so that a distributed PostgreSQL (Citus, tenant_id as the distribution column)
-// can route it to one shard. Tables that are not distributed must be reference tables.
-func TestEveryQueryCarriesTenant(t *testing.T) {
-	t.Parallel()
-	rec := &sqlRecorder{seen: map[string]bool{}}
-	t.Run("suite", func(t *testing.T) {
-		var urls sync.Map
-		storetest.Run(t, storetest.Harness{
-			Open: func(t *testing.T) store.Store {
-				u := pgtest.URL(t)
-				s := openTraced(t, u, rec)
-				if err := s.Migrate(t.Context()); err != nil {
-					t.Fatal(err)
-				}
-				urls.Store(s, u)
-				return s
-			},
-			Reopen: func(t *testing.T, s store.Store) store.Store {
-				u, _ := urls.Load(s)
-				_ = s.Close()
-				r := openTraced(t, u.(string), rec)
-				urls.Store(r, u)
-				return r
-			},
-		})
-	})
-	if t.Failed() {
-		return
-	}
+// requireEveryQueryCarriesTenant checks the statements that rec recorded while the whole store
+// conformance suite ran (TestStore): each one that reads or writes a distributed table must name
+// tenant_id, so that a distributed PostgreSQL (Citus, tenant_id as the distribution column) can
+// route it to one shard. Tables that are not distributed must be reference tables.
+func requireEveryQueryCarriesTenant(t *testing.T, rec *sqlRecorder) {
+	t.Helper()
 	// A table after FROM, INTO, UPDATE or JOIN; a name followed by "(" is a function (unnest of a
 	// batch's arrays), and ON CONFLICT's DO UPDATE SET names no table.
 	tables := regexp.MustCompile(`(?i)\b(?:from|into|update|join)\s+([a-z_]+)(\s*\()?`)

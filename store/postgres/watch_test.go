@@ -59,10 +59,10 @@ func specOf(name string) json.RawMessage {
 // reconnects and delivers changes again.
 func TestWatchRules(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	dbURL := migrated(t)
 	// A name of its own, so that the test can find its listener's backend among parallel tests'.
 	app := "tf-watch-" + randomHex(6)
-	u, err := url.Parse(b.url)
+	u, err := url.Parse(dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,10 +70,7 @@ func TestWatchRules(t *testing.T) {
 	q.Set("application_name", app)
 	u.RawQuery = q.Encode()
 
-	writer := open(t, b.url)
-	if err := writer.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	writer := open(t, dbURL)
 	reader := open(t, u.String())
 	tenant, err := writer.EnsureTenant(t.Context(), "acme")
 	if err != nil {
@@ -96,7 +93,7 @@ func TestWatchRules(t *testing.T) {
 
 	// Kill the listening session, as a failover or a restart of PostgreSQL would.
 	var killed int
-	err = connect(t, b.url).QueryRow(t.Context(),
+	err = connect(t, dbURL).QueryRow(t.Context(),
 		`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'`,
 		app).Scan(&killed)
 	if err != nil {
@@ -121,27 +118,41 @@ func TestWatchRules(t *testing.T) {
 // A change in another schema of the same database (another deployment sharing it) is not reported.
 func TestWatchRulesIgnoresOtherSchemas(t *testing.T) {
 	t.Parallel()
-	mine, theirs := setup(t), setup(t)
-	s := open(t, mine.url)
-	other := open(t, theirs.url)
-	for _, st := range []*postgres.Store{s, other} {
-		if err := st.Migrate(t.Context()); err != nil {
-			t.Fatal(err)
-		}
+	s := open(t, migrated(t))
+	other := open(t, migrated(t))
+	// Their tenant gets another ID than ours, so that an event of theirs cannot pass for ours.
+	if _, err := other.EnsureTenant(t.Context(), "first"); err != nil {
+		t.Fatal(err)
 	}
-	tenant, err := other.EnsureTenant(t.Context(), "acme")
+	theirs, err := other.EnsureTenant(t.Context(), "acme")
 	if err != nil {
 		t.Fatal(err)
 	}
+	mine, err := s.EnsureTenant(t.Context(), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mine.ID == theirs.ID {
+		t.Fatalf("both tenants have ID %d", mine.ID)
+	}
 	w := watch(t, s)
 	w.next(t, store.RuleWatchStarted, 5*time.Second)
-	if _, _, err := other.ReplaceRules(t.Context(), tenant.ID, []store.Rule{{Name: "a", Spec: specOf("a")}}, nil); err != nil {
+	if _, _, err := other.ReplaceRules(t.Context(), theirs.ID, []store.Rule{{Name: "a", Spec: specOf("a")}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// A change of our own, committed after theirs, marks the end: both are notified on the one
+	// channel, which delivers in commit order, so an event for their change would come first.
+	v, _, err := s.ReplaceRules(t.Context(), mine.ID, []store.Rule{{Name: "b", Spec: specOf("b")}}, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case ev := <-w.events:
-		t.Fatalf("got %+v for a change in another schema", ev)
-	case <-time.After(500 * time.Millisecond):
+		if ev.Kind != store.RuleSetChanged || ev.TenantID != mine.ID || ev.Version != v {
+			t.Fatalf("got %+v before the change in our own schema (version %d): a change in another schema was reported", ev, v)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the change in our own schema was not reported within 5 s")
 	}
 }
 
