@@ -11,6 +11,7 @@ import (
 	"github.com/omcp/toolfailure/internal/apikey"
 	"github.com/omcp/toolfailure/internal/pgtest"
 	"github.com/omcp/toolfailure/internal/ui"
+	"github.com/omcp/toolfailure/internal/ui/uitest"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/postgres"
 )
@@ -44,36 +45,36 @@ func TestRevokedKeyEndsSessions(t *testing.T) {
 		urls = append(urls, srv.URL)
 		stores = append(stores, s)
 	}
-	_, key := mkKey(t, stores[0], "acme", apikey.ScopeLookup)
-	_, keep := mkKey(t, stores[0], "acme", apikey.ScopeLookup)
-	first := (&bundle{url: urls[0]}).newBrowser(t)
-	first.signIn(key)
-	kept := (&bundle{url: urls[0]}).newBrowser(t)
-	kept.signIn(keep)
+	_, key := uitest.MkKey(t, stores[0], "acme", apikey.ScopeLookup)
+	_, keep := uitest.MkKey(t, stores[0], "acme", apikey.ScopeLookup)
+	first := (&uitest.Bundle{URL: urls[0]}).NewBrowser(t)
+	first.SignIn(key)
+	kept := (&uitest.Bundle{URL: urls[0]}).NewBrowser(t)
+	kept.SignIn(keep)
 	u0, _ := url.Parse(urls[0] + "/ui/")
 	u1, _ := url.Parse(urls[1] + "/ui/")
-	second := (&bundle{url: urls[1]}).newBrowser(t)
-	second.c.Jar.SetCookies(u1, first.c.Jar.Cookies(u0))
-	for i, br := range []*browser{first, second} {
-		if res := br.get("/ui/failures"); res.status != http.StatusOK {
-			t.Fatalf("replica %d before the revocation: %d", i, res.status)
+	second := (&uitest.Bundle{URL: urls[1]}).NewBrowser(t)
+	second.Client.Jar.SetCookies(u1, first.Client.Jar.Cookies(u0))
+	for i, br := range []*uitest.Browser{first, second} {
+		if res := br.Get("/ui/failures"); res.Status != http.StatusOK {
+			t.Fatalf("replica %d before the revocation: %d", i, res.Status)
 		}
 	}
 	if _, _, err := stores[1].RevokeAPIKey(t.Context(), key[len("tfk_"):len("tfk_")+8], time.Now(), "test"); err != nil {
 		t.Fatal(err)
 	}
-	for i, br := range []*browser{first, second} {
-		res := br.get("/ui/failures")
-		if res.status != http.StatusUnauthorized || !strings.Contains(res.body, "revoked") {
-			t.Fatalf("replica %d after the revocation: %d, want 401 saying the key was revoked", i, res.status)
+	for i, br := range []*uitest.Browser{first, second} {
+		res := br.Get("/ui/failures")
+		if res.Status != http.StatusUnauthorized || !strings.Contains(res.Body, "revoked") {
+			t.Fatalf("replica %d after the revocation: %d, want 401 saying the key was revoked", i, res.Status)
 		}
 	}
-	again := (&bundle{url: urls[1]}).newBrowser(t)
-	if res := again.post("/ui/signin", url.Values{"key": {key}, "next": {"/ui/"}}, nil); res.status != http.StatusUnauthorized || !strings.Contains(res.body, "revoked") {
-		t.Fatalf("signing in with the revoked key: %d, want 401 saying it was revoked", res.status)
+	again := (&uitest.Bundle{URL: urls[1]}).NewBrowser(t)
+	if res := again.Post("/ui/signin", url.Values{"key": {key}, "next": {"/ui/"}}, nil); res.Status != http.StatusUnauthorized || !strings.Contains(res.Body, "revoked") {
+		t.Fatalf("signing in with the revoked key: %d, want 401 saying it was revoked", res.Status)
 	}
-	if res := kept.get("/ui/failures"); res.status != http.StatusOK {
-		t.Fatalf("another key's session after the revocation: %d", res.status)
+	if res := kept.Get("/ui/failures"); res.Status != http.StatusOK {
+		t.Fatalf("another key's session after the revocation: %d", res.Status)
 	}
 }
 
@@ -81,22 +82,22 @@ func TestRevokedKeyEndsSessions(t *testing.T) {
 // the session itself has hours left.
 func TestExpiredKeyEndsSessions(t *testing.T) {
 	t.Parallel()
-	b := setup(t, setupOptions{})
+	b := uitest.Setup(t, uitest.Options{})
 	k, err := apikey.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.store.CreateAPIKey(t.Context(), store.APIKey{ID: k.ID, TenantID: b.acme.ID, Hash: k.Hash,
-		Scopes: []string{apikey.ScopeLookup}, ExpiresAt: b.clock.now().Add(time.Hour)}); err != nil {
+	if _, err := b.Store.CreateAPIKey(t.Context(), store.APIKey{ID: k.ID, TenantID: b.Acme.ID, Hash: k.Hash,
+		Scopes: []string{apikey.ScopeLookup}, ExpiresAt: b.Clock.Now().Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
-	br := b.newBrowser(t)
-	br.signIn(k.Secret)
-	if res := br.get("/ui/failures"); res.status != http.StatusOK {
-		t.Fatalf("before expiry: %d", res.status)
+	br := b.NewBrowser(t)
+	br.SignIn(k.Secret)
+	if res := br.Get("/ui/failures"); res.Status != http.StatusOK {
+		t.Fatalf("before expiry: %d", res.Status)
 	}
-	b.clock.advance(time.Hour)
-	if res := br.get("/ui/failures"); res.status != http.StatusUnauthorized || !strings.Contains(res.body, "expired") {
-		t.Fatalf("after the key's expiry: %d, want 401 saying it expired", res.status)
+	b.Clock.Advance(time.Hour)
+	if res := br.Get("/ui/failures"); res.Status != http.StatusUnauthorized || !strings.Contains(res.Body, "expired") {
+		t.Fatalf("after the key's expiry: %d, want 401 saying it expired", res.Status)
 	}
 }

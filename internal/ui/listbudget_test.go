@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omcp/toolfailure/internal/ui/uitest"
 	"github.com/omcp/toolfailure/store"
 )
 
@@ -17,19 +18,19 @@ func TestListByteBudget(t *testing.T) {
 	t.Parallel()
 	// Each record below counts about 1.3 KiB (store.RecordSize): two fit in the budget, a third
 	// does not.
-	b := setup(t, setupOptions{maxListBytes: 3 << 10})
+	b := uitest.Setup(t, uitest.Options{MaxListBytes: 3 << 10})
 	now := time.Now()
 	big := []byte(`{"message":"` + strings.Repeat("x", 1<<10) + `"}`)
 	var ids []string
 	for i := range 5 {
-		ids = append(ids, b.insert(t, b.acme, store.Failure{Tool: "big", Class: "reliability", Code: "retryable_transient_error",
+		ids = append(ids, b.Insert(t, b.Acme, store.Failure{Tool: "big", Class: "reliability", Code: "retryable_transient_error",
 			Error: big, CreatedAt: now.Add(-time.Duration(5-i) * time.Minute)}))
 	}
 	huge := []byte(`{"message":"` + strings.Repeat("y", 8<<10) + `"}`)
-	ids = append(ids, b.insert(t, b.acme, store.Failure{Tool: "big", Class: "reliability", Code: "retryable_transient_error",
+	ids = append(ids, b.Insert(t, b.Acme, store.Failure{Tool: "big", Class: "reliability", Code: "retryable_transient_error",
 		Error: huge, CreatedAt: now.Add(-10 * time.Minute)}))
-	br := b.newBrowser(t)
-	br.signIn(b.lookupKey)
+	br := b.NewBrowser(t)
+	br.SignIn(b.LookupKey)
 
 	next := regexp.MustCompile(`href="([^"]+)" rel="next"`)
 	seen := map[string]bool{}
@@ -38,13 +39,13 @@ func TestListByteBudget(t *testing.T) {
 		if page > len(ids) {
 			t.Fatalf("more pages than records")
 		}
-		res := br.get(path)
-		rows := strings.Count(res.body, `<tr>`) - 1
+		res := br.Get(path)
+		rows := strings.Count(res.Body, `<tr>`) - 1
 		if rows < 1 || rows > 2 {
 			t.Fatalf("page %d has %d rows, want 1 or 2 within the byte budget", page, rows)
 		}
 		for _, id := range ids {
-			if strings.Contains(res.body, id) {
+			if strings.Contains(res.Body, id) {
 				if seen[id] {
 					t.Errorf("page %d repeats %s", page, id)
 				}
@@ -52,7 +53,7 @@ func TestListByteBudget(t *testing.T) {
 			}
 		}
 		path = ""
-		if m := next.FindStringSubmatch(res.body); m != nil {
+		if m := next.FindStringSubmatch(res.Body); m != nil {
 			path = strings.ReplaceAll(m[1], "&amp;", "&")
 		}
 	}
@@ -60,8 +61,8 @@ func TestListByteBudget(t *testing.T) {
 		t.Errorf("the pages listed %d of %d records", len(seen), len(ids))
 	}
 
-	res := br.get("/ui/")
-	if want := fmt.Sprintf("<strong>%d</strong> failures", len(ids)); !strings.Contains(res.body, want) {
+	res := br.Get("/ui/")
+	if want := fmt.Sprintf("<strong>%d</strong> failures", len(ids)); !strings.Contains(res.Body, want) {
 		t.Errorf("the overview does not count every record across its byte-limited reads: no %q", want)
 	}
 }

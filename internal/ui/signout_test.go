@@ -10,6 +10,7 @@ import (
 	"github.com/omcp/toolfailure/internal/apikey"
 	"github.com/omcp/toolfailure/internal/pgtest"
 	"github.com/omcp/toolfailure/internal/ui"
+	"github.com/omcp/toolfailure/internal/ui/uitest"
 	"github.com/omcp/toolfailure/store/postgres"
 )
 
@@ -20,47 +21,47 @@ func TestSignOutEndsSession(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
-		opts setupOptions
-	}{{"SQLite", setupOptions{}}, {"PostgreSQL", setupOptions{postgres: true}}} {
+		opts uitest.Options
+	}{{"SQLite", uitest.Options{}}, {"PostgreSQL", uitest.Options{Postgres: true}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			b := setup(t, tc.opts)
-			u, _ := url.Parse(b.url + "/ui/")
-			br, other := b.newBrowser(t), b.newBrowser(t)
-			br.signIn(b.lookupKey)
-			other.signIn(b.lookupKey)
-			saved := br.c.Jar.Cookies(u)
+			b := uitest.Setup(t, tc.opts)
+			u, _ := url.Parse(b.URL + "/ui/")
+			br, other := b.NewBrowser(t), b.NewBrowser(t)
+			br.SignIn(b.LookupKey)
+			other.SignIn(b.LookupKey)
+			saved := br.Client.Jar.Cookies(u)
 			if len(saved) != 1 {
 				t.Fatalf("%d cookies after sign-in", len(saved))
 			}
-			if res := br.get("/ui/failures"); res.status != http.StatusOK {
-				t.Fatalf("signed in: %d", res.status)
+			if res := br.Get("/ui/failures"); res.Status != http.StatusOK {
+				t.Fatalf("signed in: %d", res.Status)
 			}
-			if res := br.post("/ui/signout", nil, nil); res.status != http.StatusSeeOther || res.header.Get("Location") != "/ui/signin" {
-				t.Fatalf("sign out: %d %q", res.status, res.header.Get("Location"))
+			if res := br.Post("/ui/signout", nil, nil); res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/ui/signin" {
+				t.Fatalf("sign out: %d %q", res.Status, res.Header.Get("Location"))
 			}
 
-			replay := b.newBrowser(t)
-			replay.c.Jar.SetCookies(u, saved)
-			res := replay.get("/ui/failures")
-			if res.status != http.StatusUnauthorized || !strings.Contains(res.body, "signed out") {
-				t.Fatalf("the signed-out cookie replayed: %d, want 401 saying it was signed out", res.status)
+			replay := b.NewBrowser(t)
+			replay.Client.Jar.SetCookies(u, saved)
+			res := replay.Get("/ui/failures")
+			if res.Status != http.StatusUnauthorized || !strings.Contains(res.Body, "signed out") {
+				t.Fatalf("the signed-out cookie replayed: %d, want 401 saying it was signed out", res.Status)
 			}
-			if c := res.header.Get("Set-Cookie"); !strings.Contains(c, "Max-Age=0") {
+			if c := res.Header.Get("Set-Cookie"); !strings.Contains(c, "Max-Age=0") {
 				t.Errorf("the refused cookie is not cleared: Set-Cookie %q", c)
 			}
 			// Signing out a signed-out cookie again is harmless.
-			replay.c.Jar.SetCookies(u, saved)
-			if res := replay.post("/ui/signout", nil, nil); res.status != http.StatusSeeOther {
-				t.Errorf("second sign-out: %d", res.status)
+			replay.Client.Jar.SetCookies(u, saved)
+			if res := replay.Post("/ui/signout", nil, nil); res.Status != http.StatusSeeOther {
+				t.Errorf("second sign-out: %d", res.Status)
 			}
 
-			if res := other.get("/ui/failures"); res.status != http.StatusOK {
-				t.Errorf("another session of the same key: %d, want it unaffected", res.status)
+			if res := other.Get("/ui/failures"); res.Status != http.StatusOK {
+				t.Errorf("another session of the same key: %d, want it unaffected", res.Status)
 			}
-			br.signIn(b.lookupKey)
-			if res := br.get("/ui/failures"); res.status != http.StatusOK {
-				t.Errorf("signed in again: %d", res.status)
+			br.SignIn(b.LookupKey)
+			if res := br.Get("/ui/failures"); res.Status != http.StatusOK {
+				t.Errorf("signed in again: %d", res.Status)
 			}
 		})
 	}
@@ -84,7 +85,7 @@ func TestSignOutEndsSessionOnEveryReplica(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i == 0 {
-			_, key = mkKey(t, s, "acme", apikey.ScopeLookup)
+			_, key = uitest.MkKey(t, s, "acme", apikey.ScopeLookup)
 		}
 		h, err := ui.New(ui.Config{Store: s, SessionSecret: secret})
 		if err != nil {
@@ -96,19 +97,19 @@ func TestSignOutEndsSessionOnEveryReplica(t *testing.T) {
 		t.Cleanup(srv.Close)
 		urls = append(urls, srv.URL)
 	}
-	first := (&bundle{url: urls[0]}).newBrowser(t)
-	first.signIn(key)
+	first := (&uitest.Bundle{URL: urls[0]}).NewBrowser(t)
+	first.SignIn(key)
 	u0, _ := url.Parse(urls[0] + "/ui/")
 	u1, _ := url.Parse(urls[1] + "/ui/")
-	second := (&bundle{url: urls[1]}).newBrowser(t)
-	second.c.Jar.SetCookies(u1, first.c.Jar.Cookies(u0))
-	if res := second.get("/ui/failures"); res.status != http.StatusOK {
-		t.Fatalf("the session on the other replica: %d, want it to work before the sign-out", res.status)
+	second := (&uitest.Bundle{URL: urls[1]}).NewBrowser(t)
+	second.Client.Jar.SetCookies(u1, first.Client.Jar.Cookies(u0))
+	if res := second.Get("/ui/failures"); res.Status != http.StatusOK {
+		t.Fatalf("the session on the other replica: %d, want it to work before the sign-out", res.Status)
 	}
-	if res := first.post("/ui/signout", nil, nil); res.status != http.StatusSeeOther {
-		t.Fatalf("sign out: %d", res.status)
+	if res := first.Post("/ui/signout", nil, nil); res.Status != http.StatusSeeOther {
+		t.Fatalf("sign out: %d", res.Status)
 	}
-	if res := second.get("/ui/failures"); res.status != http.StatusUnauthorized {
-		t.Fatalf("the other replica after the sign-out: %d, want 401", res.status)
+	if res := second.Get("/ui/failures"); res.Status != http.StatusUnauthorized {
+		t.Fatalf("the other replica after the sign-out: %d, want 401", res.Status)
 	}
 }

@@ -1,4 +1,7 @@
-package ui_test
+// Package browsertest drives Debian's Chromium through the support UI. It is a module of its own,
+// so that chromedp stays out of the service's module; scripts/test runs it with the other nested
+// modules.
+package browsertest
 
 import (
 	"context"
@@ -11,8 +14,10 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/ui/uitest"
 	"github.com/omcp/toolfailure/store"
 )
 
@@ -35,12 +40,12 @@ func screenshotDir(t *testing.T) string {
 	t.Helper()
 	dir := os.Getenv("TOOLFAILURE_SCREENSHOTS")
 	if dir == "" {
-		root, err := filepath.Abs(filepath.Join("..", ".."))
+		root, err := filepath.Abs(filepath.Join("..", "..", ".."))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-			t.Fatalf("repository root not found above the ui package: %v", err)
+			t.Fatalf("repository root not found above internal/ui/browsertest: %v", err)
 		}
 		dir = filepath.Join(root, "artifacts", "screenshots")
 	}
@@ -65,7 +70,7 @@ func TestBrowser(t *testing.T) {
 		t.Skip("chromium not found: install Debian's chromium package (apt-get install chromium) to run the browser test; TOOLFAILURE_REQUIRE_BROWSER=1 makes this a failure")
 	}
 	dir := screenshotDir(t)
-	b := setup(t, setupOptions{})
+	b := uitest.Setup(t, uitest.Options{})
 
 	// A realistic day: history for the chart, and the failure a user reports.
 	now := time.Now()
@@ -77,13 +82,13 @@ func TestBrowser(t *testing.T) {
 		case 1:
 			class, code, tool = "capability", "invalid_input", "create_ticket"
 		}
-		b.insert(t, b.acme, store.Failure{Tool: tool, Class: class, Code: code, Server: "support-mcp",
+		b.Insert(t, b.Acme, store.Failure{Tool: tool, Class: class, Code: code, Server: "support-mcp",
 			AgentGuidance: "Retry later.", CreatedAt: now.Add(-time.Duration(i*37) * time.Minute)})
 	}
 	status := int32(503)
 	idem := true
-	details, _ := structValue(map[string]any{"provider": map[string]any{"status": "overloaded", "region": "eu-west-1"}, "xss": `<img src=x onerror="window.__xss=1">`})
-	id := b.classify(t, b.reportKey, &v1.ClassifyRequest{
+	details, _ := structpb.NewValue(map[string]any{"provider": map[string]any{"status": "overloaded", "region": "eu-west-1"}, "xss": `<img src=x onerror="window.__xss=1">`})
+	id := b.Classify(t, b.ReportKey, &v1.ClassifyRequest{
 		Tool: "send_email", Server: "mail-mcp",
 		Error: &v1.RawError{
 			Message:    `upstream mail API answered 503 <script>window.__xss=1</script> Authorization: Bearer sk-live-0123456789abcdefghijklmnop`,
@@ -96,15 +101,15 @@ func TestBrowser(t *testing.T) {
 		ToolAnnotations: &v1.ToolAnnotations{IdempotentHint: &idem},
 		Traceparent:     "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
 	})
-	b.classify(t, b.reportKey, &v1.ClassifyRequest{Tool: "send_email", Error: &v1.RawError{Message: "upstream mail API answered 503", HttpStatus: &status}})
+	b.Classify(t, b.ReportKey, &v1.ClassifyRequest{Tool: "send_email", Error: &v1.RawError{Message: "upstream mail API answered 503", HttpStatus: &status}})
 	// The same tool and code minutes earlier, from mail-mcp and from another MCP server whose
 	// send_email is another tool: the failure page shows only the first beside the reported one.
-	reported, err := b.store.GetFailure(context.Background(), b.acme.ID, mustParse(t, id))
+	reported, err := b.Store.GetFailure(context.Background(), b.Acme.ID, uitest.MustParse(t, id))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sibling := b.insert(t, b.acme, store.Failure{Tool: "send_email", Server: "mail-mcp", Class: reported.Class, Code: reported.Code, CreatedAt: reported.CreatedAt.Add(-5 * time.Minute)})
-	stranger := b.insert(t, b.acme, store.Failure{Tool: "send_email", Server: "bulk-mail-mcp", Class: reported.Class, Code: reported.Code, CreatedAt: reported.CreatedAt.Add(-4 * time.Minute)})
+	sibling := b.Insert(t, b.Acme, store.Failure{Tool: "send_email", Server: "mail-mcp", Class: reported.Class, Code: reported.Code, CreatedAt: reported.CreatedAt.Add(-5 * time.Minute)})
+	stranger := b.Insert(t, b.Acme, store.Failure{Tool: "send_email", Server: "bulk-mail-mcp", Class: reported.Class, Code: reported.Code, CreatedAt: reported.CreatedAt.Add(-4 * time.Minute)})
 
 	ctx, do, eval, shot := openBrowser(t, bin, dir)
 
@@ -155,14 +160,14 @@ func TestBrowser(t *testing.T) {
 	}()
 
 	// Sign in.
-	do("open the UI", chromedp.Navigate(b.url+"/ui/"), chromedp.WaitVisible(chromedp.ID("key")))
+	do("open the UI", chromedp.Navigate(b.URL+"/ui/"), chromedp.WaitVisible(chromedp.ID("key")))
 	if loc, _ := chromedp.Run(ctx, chromedp.Location()); !strings.Contains(loc, "/ui/signin") {
 		t.Errorf("unsigned visit landed on %s, want the sign-in page", loc)
 	}
 	accessible("sign-in")
 	shot("01-signin.png")
 	do("sign in",
-		chromedp.SendKeys(chromedp.ID("key"), b.lookupKey),
+		chromedp.SendKeys(chromedp.ID("key"), b.LookupKey),
 		chromedp.Submit(chromedp.ID("key")),
 		chromedp.WaitVisible(chromedp.ID("ov-h")),
 	)
@@ -211,7 +216,7 @@ func TestBrowser(t *testing.T) {
 	shot("04-rule.png")
 
 	// The list, filtered.
-	do("open the list", chromedp.Navigate(b.url+"/ui/failures?class=reliability"), chromedp.WaitVisible(chromedp.ID("list-h")))
+	do("open the list", chromedp.Navigate(b.URL+"/ui/failures?class=reliability"), chromedp.WaitVisible(chromedp.ID("list-h")))
 	accessible("list")
 	if n := eval(`String(document.querySelectorAll("table.list tbody tr").length)`); n == "0" {
 		t.Error("the filtered list is empty")
@@ -219,7 +224,7 @@ func TestBrowser(t *testing.T) {
 	shot("05-list.png")
 
 	// The list names each failure's MCP server, and filters by it.
-	do("open the whole list", chromedp.Navigate(b.url+"/ui/failures"), chromedp.WaitVisible(chromedp.ID("list-h")))
+	do("open the whole list", chromedp.Navigate(b.URL+"/ui/failures"), chromedp.WaitVisible(chromedp.ID("list-h")))
 	if heads := eval(`Array.from(document.querySelectorAll("table.list thead th")).map(th => th.textContent).join("|")`); !strings.Contains(heads, "MCP server") {
 		t.Errorf("the list's columns are %q: no MCP server", heads)
 	}
@@ -266,14 +271,14 @@ func TestBrowser(t *testing.T) {
 		{"/ui/failures", "list-h", "08-list-phone.png"},
 		{"/ui/", "ov-h", "09-overview-phone.png"},
 	} {
-		do("open "+p.path+" on a phone", chromedp.Navigate(b.url+p.path), chromedp.WaitVisible(chromedp.ID(p.wait)))
+		do("open "+p.path+" on a phone", chromedp.Navigate(b.URL+p.path), chromedp.WaitVisible(chromedp.ID(p.wait)))
 		accessible(p.name)
 		shot(p.name)
 	}
 
 	// Sign out, and the pages are closed again.
 	do("sign out", chromedp.Click(chromedp.CSS(`form[action="/ui/signout"] button`)), chromedp.WaitVisible(chromedp.ID("key")))
-	do("reopen", chromedp.Navigate(b.url+"/ui/failures/"+id), chromedp.WaitVisible(chromedp.ID("key")))
+	do("reopen", chromedp.Navigate(b.URL+"/ui/failures/"+id), chromedp.WaitVisible(chromedp.ID("key")))
 
 	time.Sleep(200 * time.Millisecond) // let the last console events arrive
 	mu.Lock()
@@ -351,4 +356,68 @@ func openBrowser(t *testing.T, bin, dir string) (context.Context, browserDo, bro
 		}
 	}
 	return ctx, do, eval, shot
+}
+
+// TestBrowserProblems walks the Problems view, a problem and its suggested rule in Chromium, with
+// the accessibility checks of TestBrowser, and saves screenshots.
+func TestBrowserProblems(t *testing.T) {
+	t.Parallel()
+	bin := chromiumPath()
+	if bin == "" {
+		if os.Getenv("TOOLFAILURE_REQUIRE_BROWSER") != "" {
+			t.Fatal("chromium not found and TOOLFAILURE_REQUIRE_BROWSER is set")
+		}
+		t.Skip("chromium not found: install Debian's chromium package to run the browser test")
+	}
+	dir := screenshotDir(t)
+	b := uitest.Setup(t, uitest.Options{})
+	unknownID, _ := b.ReportProblems(t)
+
+	_, do, eval, shot := openBrowser(t, bin, dir)
+	accessible := func(page string) {
+		t.Helper()
+		problems := eval(`(() => {
+			const p = [];
+			if (document.querySelectorAll("h1").length !== 1) p.push("not exactly one <h1>");
+			for (const e of document.querySelectorAll("svg"))
+				if (!e.getAttribute("aria-labelledby") && e.getAttribute("aria-hidden") !== "true") p.push("svg without a label");
+			for (const e of document.querySelectorAll("a"))
+				if (!e.textContent.trim()) p.push("link without text: " + e.href);
+			if (document.documentElement.scrollWidth > window.innerWidth + 1)
+				p.push("scrolls sideways: " + document.documentElement.scrollWidth + " > " + window.innerWidth);
+			return p.join("; ");
+		})()`)
+		if problems != "" {
+			t.Errorf("%s: %s", page, problems)
+		}
+	}
+
+	do("sign in", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(b.URL+"/ui/signin"), chromedp.WaitVisible(chromedp.ID("key")),
+		chromedp.SendKeys(chromedp.ID("key"), b.RulesKey), chromedp.Submit(chromedp.ID("key")), chromedp.WaitVisible(chromedp.ID("ov-h")))
+	do("open problems", chromedp.Click(chromedp.CSS(`nav a[href="/ui/problems"]`)), chromedp.WaitVisible(chromedp.ID("problems-h")))
+	accessible("problems")
+	if first := eval(`document.querySelector("table.problems tbody tr").className`); first != "unclassified" {
+		t.Errorf("the first problem is not an unclassified one (class %q)", first)
+	}
+	if n := eval(`String(document.querySelectorAll("svg.spark rect").length)`); n == "0" {
+		t.Error("the sparklines have no bars")
+	}
+	shot("10-problems.png")
+
+	do("open a failure", chromedp.Navigate(b.URL+"/ui/failures/"+unknownID), chromedp.WaitVisible(chromedp.ID("failure-h")))
+	do("follow it to its problem", chromedp.Click(chromedp.CSS(`a[href^="/ui/problems/"]`)), chromedp.WaitVisible(chromedp.ID("problem-h")))
+	accessible("problem")
+	shot("11-problem.png")
+	do("suggest a rule", chromedp.Click(chromedp.CSS(`a.button`)), chromedp.WaitVisible(chromedp.CSS(`pre.yaml`)))
+	if y := eval(`document.querySelector("pre.yaml").textContent`); !strings.Contains(y, "mode: shadow") {
+		t.Errorf("suggested YAML: %q", y)
+	}
+	accessible("suggestion")
+	shot("12-problem-suggestion.png")
+
+	do("phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+	do("problems on a phone", chromedp.Navigate(b.URL+"/ui/problems"), chromedp.WaitVisible(chromedp.ID("problems-h")))
+	accessible("problems-phone")
+	shot("13-problems-phone.png")
+	t.Logf("screenshots in %s", dir)
 }
