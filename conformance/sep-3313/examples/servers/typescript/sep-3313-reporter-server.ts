@@ -8,20 +8,28 @@
  * tools fail as their backends would make them fail (a thrown HTTP error, a
  * returned error result), and the reporter classifies each failure through
  * the toolfailure service (TOOLFAILURE_SERVER, TOOLFAILURE_KEY) and attaches
- * the key. Nothing here writes a toolFailure object; every check of the
- * scenario passes against it.
+ * the key. `test_tool_failure_task` runs as a task (the SDK's experimental
+ * task support, protocol 2025-11-25) and ends `completed` with a failed
+ * CallToolResult, which the SDK delivers from its task store in the answer to
+ * `tasks/result`, past the tools/call handler; the reporter wraps the store,
+ * so the result carries the key as a direct failure would. Nothing here
+ * writes a toolFailure object; every check of the scenario passes against it.
  *
  *   TOOLFAILURE_SERVER=… TOOLFAILURE_KEY=… PORT=0 tsx sep-3313-reporter-server.ts
  *
- * Streamable HTTP at /mcp, one McpServer per session: the reporter learns
- * each session's protocol version from its initialize.
+ * Streamable HTTP at /mcp, one McpServer per session, all sessions sharing
+ * one task store (which keeps each session's tasks to that session).
  */
 
 import { randomUUID } from 'node:crypto';
 import express from 'express';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isInitializeRequest,
+  type CallToolResult
+} from '@modelcontextprotocol/sdk/types.js';
 import { ToolFailureReporter } from '@omcp/toolfailure';
 import { z } from 'zod';
 
@@ -48,11 +56,16 @@ const reporter = new ToolFailureReporter({
   budgetMs: 5000
 });
 
+const tasks = new InMemoryTaskStore();
+
 function createServer(): McpServer {
-  const server = new McpServer({
-    name: 'sep-3313-reporter-server',
-    version: '1.0.0'
-  });
+  const server = new McpServer(
+    { name: 'sep-3313-reporter-server', version: '1.0.0' },
+    {
+      capabilities: { tasks: { requests: { tools: { call: {} } } } },
+      taskStore: tasks
+    }
+  );
   server.registerTool(
     'test_simple_text',
     { description: 'Returns one text block' },
@@ -119,6 +132,42 @@ function createServer(): McpServer {
       _meta: { [reporter.metaKey]: toolFailure }
     })
   );
+  server.experimental.tasks.registerToolTask(
+    'test_tool_failure_task',
+    {
+      description: 'Runs as a task, which ends completed with a failed result',
+      execution: { taskSupport: 'required' }
+    },
+    {
+      async createTask({ taskStore, taskRequestedTtl }) {
+        const task = await taskStore.createTask({
+          ttl: taskRequestedTtl ?? 60_000
+        });
+        // The work ends after the task handle is answered, as real work
+        // would; a backend's refusal becomes the task's failed result.
+        setImmediate(() => {
+          taskStore
+            .storeTaskResult(task.taskId, 'completed', {
+              content: [
+                {
+                  type: 'text',
+                  text: 'Permission denied: exports.run is required (HTTP 403).'
+                }
+              ],
+              isError: true
+            })
+            .catch((e: unknown) => console.error(e));
+        });
+        return { task };
+      },
+      async getTask({ taskId, taskStore }) {
+        return await taskStore.getTask(taskId);
+      },
+      async getTaskResult({ taskId, taskStore }) {
+        return (await taskStore.getTaskResult(taskId)) as CallToolResult;
+      }
+    }
+  );
   reporter.instrument(server);
   return server;
 }
@@ -172,7 +221,7 @@ const listener = app.listen(PORT, '127.0.0.1', () => {
   const port = typeof address === 'object' && address ? address.port : PORT;
   // On stderr, where the Go test that starts it waits for the line.
   console.error(
-    `SEP-3313 reporter server running on http://127.0.0.1:${port}/mcp`
+    `SEP-3313 reporter task server running on http://127.0.0.1:${port}/mcp`
   );
 });
 // A session's standalone SSE stream stays open until its client goes: end
