@@ -69,7 +69,11 @@ func (b *Builder) Add(needle string, id int32) {
 type Matcher struct {
 	fold Case
 	// root is the root's transition on each byte; 0 is the root itself.
-	root   [256]int32
+	root [256]int32
+	// starts has the bytes of the text (as Scan reads them, folded with FoldASCII) on which the
+	// root moves: at the root, Scan skips every other byte with one table lookup, which is what
+	// keeps a scan for a few needles as cheap as a search for their first bytes.
+	starts [256]bool
 	states []state
 	// label is the byte that leads to each state from its parent.
 	label []byte
@@ -155,6 +159,13 @@ func (b *Builder) Build(c Case) *Matcher {
 		c := m.states[0].child + k
 		m.root[m.label[c]] = c
 	}
+	for b := range 256 {
+		c := byte(b)
+		if c >= 'A' && c <= 'Z' && m.fold == FoldASCII {
+			c += 'a' - 'A'
+		}
+		m.starts[b] = m.root[c] != 0
+	}
 	for s := int32(1); s < int32(n); s++ {
 		st := &m.states[s]
 		if m.outStart[s+1] > m.outStart[s] {
@@ -217,6 +228,14 @@ func (m *Matcher) Scan(text string, hit func(id int32, end int) bool) {
 	}
 	s := int32(0)
 	for i := 0; i < len(text); i++ {
+		if s == 0 {
+			for i < len(text) && !m.starts[text[i]] {
+				i++
+			}
+			if i == len(text) {
+				return
+			}
+		}
 		c := text[i]
 		if m.fold && 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'

@@ -36,6 +36,19 @@ func chromiumPath() string {
 
 // screenshotDir is where the browser test saves its screenshots:
 // TOOLFAILURE_SCREENSHOTS, or artifacts/screenshots at the repository root.
+// chromium returns the browser to run and the directory for its screenshots, or skips t when there
+// is no browser (fails it under TOOLFAILURE_REQUIRE_BROWSER, as CI sets).
+func chromium(t *testing.T) (bin, dir string) {
+	t.Helper()
+	if bin = chromiumPath(); bin == "" {
+		if os.Getenv("TOOLFAILURE_REQUIRE_BROWSER") != "" {
+			t.Fatal("chromium not found and TOOLFAILURE_REQUIRE_BROWSER is set: install Debian's chromium package (apt-get install chromium) or set TOOLFAILURE_CHROMIUM")
+		}
+		t.Skip("chromium not found: install Debian's chromium package (apt-get install chromium) to run the browser test; TOOLFAILURE_REQUIRE_BROWSER=1 makes this a failure")
+	}
+	return bin, screenshotDir(t)
+}
+
 func screenshotDir(t *testing.T) string {
 	t.Helper()
 	dir := os.Getenv("TOOLFAILURE_SCREENSHOTS")
@@ -62,14 +75,7 @@ func screenshotDir(t *testing.T) string {
 // console error, which is where a Content-Security-Policy violation shows.
 func TestBrowser(t *testing.T) {
 	t.Parallel()
-	bin := chromiumPath()
-	if bin == "" {
-		if os.Getenv("TOOLFAILURE_REQUIRE_BROWSER") != "" {
-			t.Fatal("chromium not found and TOOLFAILURE_REQUIRE_BROWSER is set: install Debian's chromium package (apt-get install chromium) or set TOOLFAILURE_CHROMIUM")
-		}
-		t.Skip("chromium not found: install Debian's chromium package (apt-get install chromium) to run the browser test; TOOLFAILURE_REQUIRE_BROWSER=1 makes this a failure")
-	}
-	dir := screenshotDir(t)
+	bin, dir := chromium(t)
 	b := uitest.Setup(t, uitest.Options{})
 
 	// A realistic day: history for the chart, and the failure a user reports.
@@ -362,14 +368,7 @@ func openBrowser(t *testing.T, bin, dir string) (context.Context, browserDo, bro
 // the accessibility checks of TestBrowser, and saves screenshots.
 func TestBrowserProblems(t *testing.T) {
 	t.Parallel()
-	bin := chromiumPath()
-	if bin == "" {
-		if os.Getenv("TOOLFAILURE_REQUIRE_BROWSER") != "" {
-			t.Fatal("chromium not found and TOOLFAILURE_REQUIRE_BROWSER is set")
-		}
-		t.Skip("chromium not found: install Debian's chromium package to run the browser test")
-	}
-	dir := screenshotDir(t)
+	bin, dir := chromium(t)
 	b := uitest.Setup(t, uitest.Options{})
 	unknownID, _ := b.ReportProblems(t)
 
