@@ -180,13 +180,7 @@ func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) 
 // waitDrained waits until the journal has nothing pending.
 func waitDrained(t *testing.T, j *journal.Store) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for j.Status().Pending > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("journal still has %d pending records", j.Status().Pending)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(t, 20*time.Second, "the journal to have no pending records", func() bool { return j.Status().Pending == 0 })
 }
 
 // While the store is down, records are acknowledged from the journal, found by GetFailure, and
