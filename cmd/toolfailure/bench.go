@@ -23,6 +23,7 @@ func newBenchCmd() *cobra.Command {
 		rounds, callers, floorCallers, seed int
 		dropPartition                       int
 		lookups, strict                     bool
+		report                              *reportFile
 	)
 	cmd := &cobra.Command{
 		Use:   "bench [flags]",
@@ -57,7 +58,7 @@ while Classify calls go on. Each run makes and drops a schema of its own.`,
 				DatabaseURL: dbURL.Get(), Schema: schema, Binary: self, ServeArgs: strings.Fields(serveArgs),
 				ZeroWorkArgs: strings.Fields(zeroArgs),
 				Duration:     duration, Warmup: warmup, Rounds: rounds, Callers: callers, FloorCallers: floorCallers,
-				Seed: seed, Lookups: lookups, DropPartition: dropPartition, Out: cmd.OutOrStdout(), Log: bar.writer(stderr),
+				Seed: seed, Lookups: lookups, DropPartition: dropPartition, Out: report.out(cmd.OutOrStdout()), Log: bar.writer(stderr),
 				SeedProgress: func(done, total int) {
 					bar.Set(int64(done))
 					if done >= total {
@@ -66,6 +67,9 @@ while Classify calls go on. Each run makes and drops a schema of its own.`,
 				},
 			})
 			if err != nil {
+				return failed(err)
+			}
+			if err := report.write(cmd.Flags(), time.Now()); err != nil {
 				return failed(err)
 			}
 			if !ok && strict {
@@ -89,6 +93,7 @@ while Classify calls go on. Each run makes and drops a schema of its own.`,
 	fs.StringVar(&serveArgs, "serve-args", "", "extra flags for the service, space-separated")
 	fs.StringVar(&zeroArgs, "zero-work-args", "", "extra flags for the zero-work handler, space-separated (--commit-wait 1ms)")
 	fs.BoolVar(&strict, "strict", false, "exit 1 when a floor is missed")
+	report = addReportFlag(fs, "bench")
 	cmd.AddCommand(newZeroWorkCmd(), newBenchProxyCmd(), newBenchClassifyCmd(), newBenchIsolationCmd())
 	return cmd
 }

@@ -19,6 +19,7 @@ func newBenchIsolationCmd() *cobra.Command {
 		serveArgs, kindList           string
 		duration, warmup              time.Duration
 		rounds, quiet, hostileCallers int
+		report                        *reportFile
 	)
 	cmd := &cobra.Command{
 		Use:   "isolation [flags]",
@@ -53,9 +54,12 @@ when a floor is missed. Run it on a quiet machine: the ratio is of latencies.`,
 			ok, err := bench.RunIsolation(cmd.Context(), bench.IsolationConfig{
 				DatabaseURL: dbURL.Get(), Binary: self, ServeArgs: strings.Fields(serveArgs),
 				Duration: duration, Warmup: warmup, Rounds: rounds, QuietCallers: quiet, HostileCallers: hostileCallers, Kinds: kinds,
-				Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr(),
+				Out: report.out(cmd.OutOrStdout()), Log: cmd.ErrOrStderr(),
 			})
 			if err != nil {
+				return failed(err)
+			}
+			if err := report.write(cmd.Flags(), time.Now()); err != nil {
 				return failed(err)
 			}
 			if !ok {
@@ -74,5 +78,6 @@ when a floor is missed. Run it on a quiet machine: the ratio is of latencies.`,
 	fs.IntVar(&hostileCallers, "hostile-callers", 8, "tenant A's concurrent hostile callers")
 	fs.StringVar(&kindList, "hostile-kinds", "", "only these kinds of hostile request, comma-separated (oversized-details, deep-nesting, malformed-json, forged-page-token, cancelled-caller, caller-deadline, heavy-classify); default all")
 	fs.StringVar(&serveArgs, "serve-args", "", "extra flags for the service, space-separated")
+	report = addReportFlag(fs, "bench isolation")
 	return cmd
 }

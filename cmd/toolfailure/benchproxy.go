@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
@@ -15,6 +17,7 @@ func newBenchProxyCmd() *cobra.Command {
 		calls, rounds, callers int
 		strict                 bool
 		cf                     clientFlags
+		report                 *reportFile
 	)
 	cmd := &cobra.Command{
 		Use:   "proxy [flags]",
@@ -35,7 +38,10 @@ Classify round trip is measured alone beside them; without one they run fail-ope
 			if err != nil {
 				return failed(err)
 			}
-			rep.Print(cmd.OutOrStdout())
+			rep.Print(report.out(cmd.OutOrStdout()))
+			if err := report.write(cmd.Flags(), time.Now()); err != nil {
+				return failed(err)
+			}
 			if strict && len(rep.Floors()) > 0 {
 				return exitSilently(1)
 			}
@@ -48,5 +54,6 @@ Classify round trip is measured alone beside them; without one they run fail-ope
 	fs.IntVar(&rounds, "rounds", 5, "alternating rounds")
 	fs.IntVar(&callers, "callers", 8, "concurrent callers of the throughput measurement")
 	fs.BoolVar(&strict, "strict", false, "exit 1 when a floor is missed")
+	report = addReportFlag(fs, "bench proxy")
 	return cmd
 }
