@@ -204,6 +204,7 @@ var cases = []errCase{
 	{name: "node undefined property", typ: "TypeError", msg: "Cannot read properties of undefined (reading 'city')", idempotent: true, class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "go nil pointer panic", msg: "panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x18 pc=0x4b7a2c]\n\ngoroutine 42 [running]:", idempotent: true, class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "rust unwrap none", msg: "thread 'tokio-runtime-worker' panicked at src/tools/geo.rs:88:41:\ncalled `Option::unwrap()` on a `None` value", idempotent: true, class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "nim index defect", msg: "/srv/tools/report.nim(41) report\n/usr/lib/nim/system/fatal.nim(54) sysFatal\nError: unhandled exception: index 7 not in 0 .. 3 [IndexDefect]", idempotent: true, class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "java npe", typ: "java.lang.NullPointerException", msg: "Cannot invoke \"String.length()\" because \"name\" is null", idempotent: true, class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "jsonrpc internal error with a stack", jsonrpc: i32(-32603), msg: "Internal error", details: `{"stack":"TypeError: Cannot read properties of null (reading 'id')\n    at getUser (/srv/tools/users.js:12:20)"}`, idempotent: true, class: cap, code: ierr, rule: "baseline/programming-error"},
 	// No evidence of a defect: a missing argument is the caller's, and a

@@ -57,7 +57,9 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|Call to a member function \w+\(\) on (?:null|bool|array|string|int)` +
 	`|Call to undefined (?:function|method)` +
 	`|maximum recursion depth exceeded` +
-	`|Maximum call stack size exceeded`)
+	`|Maximum call stack size exceeded` +
+	// Nim raises a Defect only for a bug; its runtime names it in brackets.
+	`|unhandled exception: .{0,200}\[(?:Index|NilAccess|DivByZero|Overflow|Range|Field|ObjectConversion|Assertion|AccessViolation|FloatDivByZero|FloatOverflow|FloatInvalidOp)Defect\]`)
 
 // defectWords are literals, one of which every alternative of defectText
 // contains: the pattern (Go's regexp has no DFA) runs only on a text that
@@ -69,7 +71,7 @@ var defectWords = words("ZeroDivisionError", "KeyError", "AttributeError", "Inde
 	"ReferenceError: ", "Cannot read propert", "Cannot destructure property", "TypeError: ",
 	"Object reference not set", "panic: runtime error:", "nil pointer dereference", "panicked at",
 	"::unwrap()", "Unexpectedly found nil", "undefined method ", "Call to a member function",
-	"Call to undefined", "maximum recursion depth", "Maximum call stack")
+	"Call to undefined", "maximum recursion depth", "Maximum call stack", "Defect]")
 
 // isDefectText is defectText.MatchString behind its literal prefilter.
 func isDefectText(t string) bool {
