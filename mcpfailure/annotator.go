@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"math"
 	"reflect"
 	"regexp"
 	"sync/atomic"
@@ -18,6 +17,8 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/class"
+	"github.com/omcp/toolfailure/internal/classwire"
 )
 
 // DefaultBudget is how long an Annotator waits for the service before it
@@ -337,25 +338,28 @@ func (a *Annotator) miss(ctx context.Context, tool string, start time.Time, err 
 	)
 }
 
-// metaObject takes the toolFailure object out of the service's response and
-// turns it into plain JSON values, with retryNotBefore as an integer: the
-// protobuf Struct carries every number as a double, and the proposal wants
-// epoch milliseconds as a JSON integer. It refuses an object the proposal's
-// clients could not use, so that a service bug becomes a counted miss, not
-// a malformed result.
+// metaObject builds the toolFailure object from the response's typed
+// ToolFailure, with the keys and JSON forms of the proposal (retryable only
+// for reliability, retryNotBefore as integer epoch milliseconds only when
+// retryable); the response's meta Struct carries the same object for
+// clients in other languages, but every number in it is a double. It
+// refuses an object the proposal's clients could not use, so that a service
+// bug becomes a counted miss, not a malformed result.
 func metaObject(resp *toolfailurev1.ClassifyResponse) (map[string]any, error) {
-	field, ok := resp.GetMeta().GetFields()[MetaKey]
-	if !ok {
-		return nil, fmt.Errorf("classify response has no meta[%q]", MetaKey)
+	tf := resp.GetToolFailure()
+	if tf == nil {
+		return nil, errors.New("classify response has no toolFailure")
 	}
-	obj, ok := field.AsInterface().(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("classify response meta[%q] is not an object", MetaKey)
-	}
-	for k, v := range obj {
-		if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-			obj[k] = int64(f)
+	c := classwire.FromProto(tf.GetClass())
+	obj := map[string]any{"class": string(c), "code": tf.GetCode(), "correlationId": tf.GetCorrelationId()}
+	if c == class.Reliability {
+		obj["retryable"] = tf.GetRetryable()
+		if tf.GetRetryable() && tf.GetRetryNotBefore() != nil {
+			obj["retryNotBefore"] = tf.GetRetryNotBefore().AsTime().UnixMilli()
 		}
+	}
+	if g := tf.GetAgentGuidance(); g != "" {
+		obj["agentGuidance"] = g
 	}
 	if _, err := parseObject(obj); err != nil {
 		return nil, fmt.Errorf("classify response: %w", err)

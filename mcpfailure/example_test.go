@@ -14,7 +14,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"google.golang.org/protobuf/types/known/structpb"
 
 	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/internal/apikey"
@@ -123,12 +122,11 @@ func ExampleDispatcher() {
 type fixedClassifier struct{}
 
 func (fixedClassifier) Classify(_ context.Context, req *toolfailurev1.ClassifyRequest) (*toolfailurev1.ClassifyResponse, error) {
-	meta, err := structpb.NewStruct(map[string]any{mcpfailure.MetaKey: map[string]any{
-		"class": "governance", "code": "auth_required",
-		"correlationId": "tf_01M8N3YJHAFJPBR162ETPFRX5AD",
-		"agentGuidance": "Ask the user to sign in to " + req.GetTool() + "'s provider.",
-	}})
-	return &toolfailurev1.ClassifyResponse{Meta: meta}, err
+	return &toolfailurev1.ClassifyResponse{ToolFailure: &toolfailurev1.ToolFailure{
+		Class: toolfailurev1.Class_CLASS_GOVERNANCE, Code: "auth_required",
+		CorrelationId: "tf_01M8N3YJHAFJPBR162ETPFRX5AD",
+		AgentGuidance: "Ask the user to sign in to " + req.GetTool() + "'s provider.",
+	}}, nil
 }
 
 // An Annotator is receiving middleware on the server: failed results leave
