@@ -181,6 +181,8 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"proxy", "--key", "k"}, 2, "name the MCP server"},
 		{[]string{"proxy", "--key", "k", "--upstream", "http://127.0.0.1:1/mcp", "node", "server.js"}, 2, "either --upstream or a command"},
 		{[]string{"proxy", "--meta-key", "toolFailure", "--", "node", "server.js"}, 2, "--meta-key: \"toolFailure\" is not a prefixed _meta key"},
+		{[]string{"proxy", "--max-tasks", "0", "--", "node", "server.js"}, 2, "--max-tasks 0: want 1 or more"},
+		{[]string{"proxy", "--task-expiry", "-1s", "--", "node", "server.js"}, 2, "--task-expiry -1s: want a positive duration"},
 		{[]string{"serve", "--rate-limit-tenants", "acme=fast"}, 2, "--rate-limit-tenants"},
 		{[]string{"serve", "--listen"}, 2, "flag needs an argument"},
 		{[]string{"migrate", "--database-url", "mysql://h/db"}, 2, `--database-url: unsupported database URL "mysql://h/db"`},

@@ -31,6 +31,8 @@ type proxyFlags struct {
 	maxMessage  int
 	maxSessions int
 	idle        time.Duration
+	maxTasks    int
+	taskExpiry  time.Duration
 	listenToken *envString
 	metaKey     *envString
 	verbose     bool
@@ -83,6 +85,8 @@ logged. Request IDs are relayed as they were written.`,
 	fs.IntVar(&f.maxMessage, "max-message-bytes", mcpproxy.DefaultMaxMessageBytes, "largest JSON-RPC message relayed; a larger one fails its own call only")
 	fs.IntVar(&f.maxSessions, "max-sessions", mcpproxy.DefaultMaxSessions, "with --listen: most sessions (for a command, child processes) open at once")
 	fs.DurationVar(&f.idle, "idle-timeout", mcpproxy.DefaultIdleTimeout, "with --listen: end a session after this long without a request or an open stream")
+	fs.IntVar(&f.maxTasks, "max-tasks", mcpproxy.DefaultMaxTasks, "most tasks one session remembers, to classify a tool failure in a task's result; the oldest is forgotten first")
+	fs.DurationVar(&f.taskExpiry, "task-expiry", mcpproxy.DefaultTaskExpiry, "how long a session remembers a task after its tools/call was answered")
 	f.listenToken = envStringVar(fs, "listen-token", "TOOLFAILURE_PROXY_TOKEN", "", "with --listen: require Authorization: Bearer TOKEN")
 	f.metaKey = envStringVar(fs, "meta-key", "TOOLFAILURE_META_KEY", mcpfailure.MetaKey, "the _meta key failures carry and the name the extension is advertised under; a vendor prefix (com.example/toolFailure) runs the draft outside io.modelcontextprotocol, with the same name set in the clients")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log at debug level (--log-level debug)")
@@ -99,6 +103,14 @@ func runProxy(ctx context.Context, f proxyFlags, argv []string, stdout, stderr i
 		return 2
 	case f.upstream != "" && len(argv) > 0:
 		fmt.Fprintln(stderr, "toolfailure proxy: give either --upstream or a command, not both")
+		return 2
+	}
+	if f.maxTasks < 1 {
+		fmt.Fprintf(stderr, "toolfailure proxy: --max-tasks %d: want 1 or more\n", f.maxTasks)
+		return 2
+	}
+	if f.taskExpiry <= 0 {
+		fmt.Fprintf(stderr, "toolfailure proxy: --task-expiry %v: want a positive duration\n", f.taskExpiry)
 		return 2
 	}
 	if err := mcpfailure.CheckMetaKey(f.metaKey.Get()); err != nil {
@@ -147,6 +159,8 @@ func runProxy(ctx context.Context, f proxyFlags, argv []string, stdout, stderr i
 		Budget:          f.budget,
 		MaxMessageBytes: f.maxMessage,
 		MetaKey:         f.metaKey.Get(),
+		MaxTasks:        f.maxTasks,
+		TaskExpiry:      f.taskExpiry,
 		Logger:          logger,
 	})
 	if err != nil {
