@@ -94,7 +94,7 @@ while Classify calls go on. Each run makes and drops a schema of its own.`,
 	fs.StringVar(&zeroArgs, "zero-work-args", "", "extra flags for the zero-work handler, space-separated (--commit-wait 1ms)")
 	fs.BoolVar(&strict, "strict", false, "exit 1 when a floor is missed")
 	report = addReportFlag(fs, "bench")
-	cmd.AddCommand(newZeroWorkCmd(), newBenchProxyCmd(), newBenchClassifyCmd(), newBenchIsolationCmd())
+	cmd.AddCommand(newZeroWorkCmd(), newBenchProxyCmd(), newBenchClassifyCmd(), newBenchIsolationCmd(), newHostileLoadCmd())
 	return cmd
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -79,5 +80,45 @@ when a floor is missed. Run it on a quiet machine: the ratio is of latencies.`,
 	fs.StringVar(&kindList, "hostile-kinds", "", "only these kinds of hostile request, comma-separated (oversized-details, deep-nesting, malformed-json, forged-page-token, cancelled-caller, caller-deadline, heavy-classify); default all")
 	fs.StringVar(&serveArgs, "serve-args", "", "extra flags for the service, space-separated")
 	report = addReportFlag(fs, "bench isolation")
+	return cmd
+}
+
+// newHostileLoadCmd is the process that bench isolation starts for tenant A's hostile load
+// (bench.HostileLoad): it sends until SIGTERM, then prints its counts as JSON on stdout.
+func newHostileLoadCmd() *cobra.Command {
+	var (
+		server, foreign, kindList string
+		callers                   int
+	)
+	cmd := &cobra.Command{
+		Use:    "hostile --server URL [flags]",
+		Short:  "Tenant A's hostile load of bench isolation, in a process of its own",
+		Hidden: true,
+		Args:   noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			key := os.Getenv("TOOLFAILURE_KEY")
+			if server == "" || key == "" {
+				return usageErrorf("--server and TOOLFAILURE_KEY are required")
+			}
+			if callers < 1 {
+				return usageErrorf("--hostile-callers %d: want 1 or more", callers)
+			}
+			kinds, err := bench.ParseHostileKinds(kindList)
+			if err != nil {
+				return usageErrorf("--hostile-kinds: %v", err)
+			}
+			if len(kinds) == 0 {
+				kinds = bench.HostileKinds
+			}
+			h := &bench.Hostile{Base: server, Key: key, ForeignToken: foreign}
+			counts := bench.HostileLoad(cmd.Context(), h, kinds, callers)
+			return json.NewEncoder(cmd.OutOrStdout()).Encode(counts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&server, "server", "", "the service's base URL")
+	fs.StringVar(&foreign, "foreign-token", "", "another tenant's page token, replayed as a forgery")
+	fs.StringVar(&kindList, "hostile-kinds", "", "kinds of hostile request, comma-separated; default all")
+	fs.IntVar(&callers, "hostile-callers", 8, "concurrent hostile callers")
 	return cmd
 }

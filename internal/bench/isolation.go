@@ -1,12 +1,19 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"os"
+	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -136,14 +143,18 @@ func RunIsolation(ctx context.Context, cfg IsolationConfig) (ok bool, err error)
 		}
 		for _, noisy := range order {
 			row := isolationRow{round: round, noisy: noisy, hostileBy: map[string]int{}}
-			var stop func()
+			var stop func() error
 			if noisy {
-				stop = startHostile(ctx, hostile, kinds, cfg.HostileCallers, &row)
+				if stop, err = startHostile(ctx, cfg.Binary, hostile, kinds, cfg.HostileCallers, &row); err != nil {
+					return false, err
+				}
 			}
 			drive(ctx, c, classifyURL, quietKey, requestMix, cfg.QuietCallers, cfg.Warmup)
 			row.result = drive(ctx, c, classifyURL, quietKey, requestMix, cfg.QuietCallers, cfg.Duration)
 			if stop != nil {
-				stop()
+				if err := stop(); err != nil {
+					return false, err
+				}
 			}
 			rss, _, _ := memory(svc.pid())
 			printIsolationRow(cfg.Out, row, rss)
@@ -164,36 +175,85 @@ func RunIsolation(ctx context.Context, cfg IsolationConfig) (ok bool, err error)
 	return ok, nil
 }
 
-// startHostile runs callers goroutines of hostile requests until the returned stop is called; stop
-// waits for them and adds their counts to row.
-func startHostile(ctx context.Context, h *Hostile, kinds []HostileKind, callers int, row *isolationRow) (stop func()) {
-	hctx, cancel := context.WithCancel(ctx)
+// HostileCounts are what tenant A's callers sent: requests answered or abandoned, by kind, and the
+// server faults among the answers.
+type HostileCounts struct {
+	Requests   int            `json:"requests"`
+	ByKind     map[string]int `json:"byKind"`
+	Faults     int            `json:"faults"`
+	FirstFault string         `json:"firstFault,omitempty"`
+}
+
+// HostileLoad runs callers goroutines of hostile requests, cycling kinds, until ctx ends, and
+// returns their counts; h.Client nil means a client sized for callers. `toolfailure bench hostile` runs it in a process of its own, so that
+// the thousands of connections a second that hanging-up callers open and drop are scheduled
+// apart from tenant B's callers, whose latency is what the scenario measures.
+func HostileLoad(ctx context.Context, h *Hostile, kinds []HostileKind, callers int) HostileCounts {
 	var (
 		mu sync.Mutex
 		wg sync.WaitGroup
 	)
+	if h.Client == nil {
+		h.Client = client(callers)
+	}
+	counts := HostileCounts{ByKind: map[string]int{}}
 	for w := range callers {
 		wg.Go(func() {
-			for i := w; hctx.Err() == nil; i++ {
+			for i := w; ctx.Err() == nil; i++ {
 				k := kinds[i%len(kinds)]
-				o := h.Send(hctx, k)
+				o := h.Send(ctx, k)
 				mu.Lock()
-				row.hostile++
-				row.hostileBy[k.String()]++
+				counts.Requests++
+				counts.ByKind[k.String()]++
 				if o.Fault != "" {
-					row.faults++
-					if row.firstFault == "" {
-						row.firstFault = k.String() + ": " + o.Fault
+					counts.Faults++
+					if counts.FirstFault == "" {
+						counts.FirstFault = k.String() + ": " + o.Fault
 					}
 				}
 				mu.Unlock()
 			}
 		})
 	}
-	return func() {
-		cancel()
-		wg.Wait()
+	wg.Wait()
+	return counts
+}
+
+// startHostile starts the hostile load in a process of its own (HostileLoad) and returns stop,
+// which ends it with SIGTERM, reads its counts and adds them to row.
+func startHostile(ctx context.Context, binary string, h *Hostile, kinds []HostileKind, callers int, row *isolationRow) (stop func() error, err error) {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = k.String()
 	}
+	cmd := exec.CommandContext(ctx, binary, "bench", "hostile", "--server", h.Base, "--foreign-token", h.ForeignToken,
+		"--hostile-kinds", strings.Join(names, ","), "--hostile-callers", strconv.Itoa(callers))
+	// The key goes by the environment, not the command line, which other users can read.
+	cmd.Env = append(os.Environ(), "TOOLFAILURE_KEY="+h.Key)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start the hostile load: %w", err)
+	}
+	return func() error {
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			return fmt.Errorf("stop the hostile load: %w", err)
+		}
+		if err := cmd.Wait(); err != nil {
+			return fmt.Errorf("the hostile load: %w: %s", err, errOut.String())
+		}
+		var c HostileCounts
+		if err := json.Unmarshal(out.Bytes(), &c); err != nil {
+			return fmt.Errorf("read the hostile load's counts: %w: %q", err, out.String())
+		}
+		row.hostile += c.Requests
+		maps.Copy(row.hostileBy, c.ByKind)
+		row.faults += c.Faults
+		if row.firstFault == "" {
+			row.firstFault = c.FirstFault
+		}
+		return nil
+	}, nil
 }
 
 func printIsolationRow(w io.Writer, r isolationRow, rss int64) {
