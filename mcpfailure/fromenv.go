@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"connectrpc.com/connect/v2"
 
 	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/serviceurl"
 )
 
 // The environment variables NewAnnotatorFromEnv reads: the same ones the
@@ -74,7 +74,7 @@ func NewAnnotatorFromEnv(ctx context.Context, cfg AnnotatorConfig) (*Annotator, 
 	case key == "":
 		return nil, errors.New("mcpfailure: no API key: set " + envKey + " to an API key with the report scope")
 	}
-	if err := checkServiceURL(serviceURL); err != nil {
+	if err := serviceurl.Check(serviceURL); err != nil {
 		return nil, fmt.Errorf("mcpfailure: %s: %w", envServer, err)
 	}
 	serviceURL = strings.TrimRight(serviceURL, "/") // as the CLI: the RPC paths follow it
@@ -124,27 +124,6 @@ func startupHTTPClient() *http.Client {
 		return &http.Client{Transport: t.Clone()}
 	}
 	return http.DefaultClient // a program that replaced it meant it for everything
-}
-
-// checkServiceURL refuses what the HTTP client would turn into a confusing
-// error at the first failure: "127.0.0.1:8080" parses as a URL with the
-// scheme "127.0.0.1", "localhost:8080" as one with the scheme "localhost".
-// Its messages are the proxy's (internal/mcpproxy, which imports this
-// package and so cannot be imported by it); TestStartupCheckSpeaksLikeTheProxy
-// keeps them the same.
-func checkServiceURL(raw string) error {
-	u, err := url.Parse(raw)
-	switch {
-	case !strings.Contains(raw, "://"):
-		return fmt.Errorf("the toolfailure service URL %q does not start with http:// or https:// (try http://%s)", raw, raw)
-	case err != nil:
-		return fmt.Errorf("the toolfailure service URL %q is not a URL: %v", raw, err)
-	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Errorf("the toolfailure service URL %q does not start with http:// or https:// (try http://%s)", raw, raw)
-	case u.Host == "":
-		return fmt.Errorf("the toolfailure service URL %q names no host", raw)
-	}
-	return nil
 }
 
 // explainStartupCheck turns the start-up check's error into what to do

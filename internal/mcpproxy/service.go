@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
-	"strings"
 	"time"
 
 	"connectrpc.com/connect/v2"
 
 	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/serviceurl"
 )
 
 // checkTimeout bounds the start-up check. The check runs beside the relay,
@@ -45,9 +44,12 @@ func (p *Proxy) CheckService(ctx context.Context) error {
 	if p.cfg.Classifier == nil {
 		return errors.New(p.unavailable())
 	}
-	if err := checkServiceURL(p.cfg.ServiceURL); err != nil {
-		p.warn(err.Error())
-		return err
+	// Without a URL the caller's Classifier knows where it goes.
+	if p.cfg.ServiceURL != "" {
+		if err := serviceurl.Check(p.cfg.ServiceURL); err != nil {
+			p.warn(err.Error())
+			return err
+		}
 	}
 	ex, ok := p.cfg.Classifier.(explainer)
 	if !ok {
@@ -66,27 +68,6 @@ func (p *Proxy) CheckService(ctx context.Context) error {
 	}
 	p.cfg.Logger.Info("toolfailure proxy: the toolfailure service accepts the key; failed tool results will be annotated",
 		slog.String("service", p.cfg.ServiceURL))
-	return nil
-}
-
-// checkServiceURL refuses what the HTTP client would turn into a confusing
-// error at the first failure: "127.0.0.1:8080" parses as a URL with the
-// scheme "127.0.0.1", "localhost:8080" as one with the scheme "localhost".
-func checkServiceURL(raw string) error {
-	if raw == "" {
-		return nil // the caller's Classifier knows where it goes
-	}
-	u, err := url.Parse(raw)
-	switch {
-	case !strings.Contains(raw, "://"):
-		return fmt.Errorf("the toolfailure service URL %q does not start with http:// or https:// (try http://%s)", raw, raw)
-	case err != nil:
-		return fmt.Errorf("the toolfailure service URL %q is not a URL: %v", raw, err)
-	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Errorf("the toolfailure service URL %q does not start with http:// or https:// (try http://%s)", raw, raw)
-	case u.Host == "":
-		return fmt.Errorf("the toolfailure service URL %q names no host", raw)
-	}
 	return nil
 }
 
