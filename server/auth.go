@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"strings"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/omcp/toolfailure/internal/apikey"
 	"github.com/omcp/toolfailure/internal/auth"
 	"github.com/omcp/toolfailure/internal/telemetry"
-	"github.com/omcp/toolfailure/store"
 )
 
 // scopeFor maps a service to the scope that guards it. A procedure of a
@@ -32,12 +30,12 @@ const KeyCacheTTL = 10 * time.Second
 
 // authInterceptor authenticates every call before its payload is read and
 // checks the scope of the service it addresses.
-func authInterceptor(a *auth.Authenticator, log *slog.Logger) connect.ServerInterceptor {
+func authInterceptor(a *auth.Authenticator) connect.ServerInterceptor {
 	return func(next connect.ServerFunc) connect.ServerFunc {
 		return func(ctx context.Context, spec connect.Spec, stream connect.ServerStream) error {
 			info, ok := connect.CallInfoForServerContext(ctx)
 			if !ok {
-				return connect.NewError(connect.CodeInternal, "no call info")
+				return internal("no call info", nil)
 			}
 			p, err := a.Authenticate(ctx, info.RequestHeader().Get("Authorization"))
 			switch {
@@ -46,21 +44,17 @@ func authInterceptor(a *auth.Authenticator, log *slog.Logger) connect.ServerInte
 					// The caller's own deadline or cancellation, not the store's outage.
 					return gone
 				}
-				log.ErrorContext(ctx, "api key lookup failed", "error", err)
-				if errors.Is(err, store.ErrCorrupt) {
-					return connect.NewError(connect.CodeDataLoss, storeDamaged).WithCause(err)
-				}
-				return connect.NewError(connect.CodeUnavailable, auth.ErrUnavailable.Error()).WithCause(err)
+				return &storeOutage{what: "api key lookup failed", msg: auth.ErrUnavailable.Error(), err: err}
 			case err != nil:
-				return connect.NewError(connect.CodeUnauthenticated, err.Error())
+				return unauthenticated(err.Error())
 			}
 			service := serviceOf(spec.Procedure)
 			scope, known := scopeFor[service]
 			if !known {
-				return connect.NewError(connect.CodeUnimplemented, "unknown service")
+				return unimplemented("unknown service")
 			}
 			if !p.Has(scope) {
-				return connect.NewError(connect.CodePermissionDenied, "this API key lacks the "+scope+" scope")
+				return permissionDenied(scope)
 			}
 			telemetry.SetPrincipal(ctx, p.TenantID, p.TenantName, p.KeyID)
 			noteAuthenticated(ctx, p)

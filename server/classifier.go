@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -46,14 +45,19 @@ type classifyInput interface {
 }
 
 func (s *classifierService) Classify(ctx context.Context, req *v1.ClassifyRequest) (res *v1.ClassifyResponse, err error) {
-	p, ok := auth.FromContext(ctx)
-	if !ok {
-		return nil, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
+	p, err := principal(ctx)
+	if err != nil {
+		return nil, err
 	}
 	// The Classify span joins the caller's trace (the body's traceparent,
 	// else the headers'); the store's queries nest under it.
 	ctx, span := s.cfg.Telemetry.StartClassify(ctx, req.GetTool(), req.GetTraceparent())
-	defer func() { span.Failed(ctx, err) }()
+	defer func() {
+		// The span records the code the caller gets, so the answer is made here, by the
+		// mapper that errorInterceptor applies to every other call.
+		err = connectError(ctx, s.cfg.Logger, err)
+		span.Failed(ctx, err)
+	}()
 	in, err := s.toInput(req)
 	if err != nil {
 		return nil, err
@@ -75,7 +79,7 @@ func (s *classifierService) Classify(ctx context.Context, req *v1.ClassifyReques
 
 	id, err := correlation.New(now)
 	if err != nil {
-		return nil, connect.NewError(connect.CodeInternal, "cannot mint a correlation ID").WithCause(err)
+		return nil, internal("cannot mint a correlation ID", err)
 	}
 	rec, err := s.record(ctx, p, req, out, id, now)
 	if err != nil {
@@ -88,9 +92,18 @@ func (s *classifierService) Classify(ctx context.Context, req *v1.ClassifyReques
 		// this service started, when it is sampled.
 		rec.TraceID, rec.SpanID = span.TraceIDs()
 	}
-	stored, created, err := s.cfg.Store.InsertFailure(ctx, rec)
+	// The record is prepared here, on the call's goroutine, and only here: every layer of the
+	// store trusts it. One that Prepare refuses is a record the store cannot take, answered so.
+	var (
+		stored  store.Failure
+		created bool
+	)
+	prepared, err := store.Prepare(rec)
+	if err == nil {
+		stored, created, err = s.cfg.Store.InsertFailure(ctx, prepared)
+	}
 	if err != nil {
-		return nil, storeFailed(ctx, s.cfg.Logger, "store failure record", p.TenantID, "the failure could not be stored; retry shortly", err)
+		return nil, storeFailed(ctx, "store failure record", p.TenantID, "the failure could not be stored; retry shortly", err)
 	}
 	noteCorrelationID(ctx, correlation.ID(stored.ID))
 	span.Recorded(ctx, telemetry.Classification{
@@ -106,9 +119,9 @@ func (s *classifierService) Classify(ctx context.Context, req *v1.ClassifyReques
 }
 
 func (s *classifierService) Explain(ctx context.Context, req *v1.ExplainRequest) (*v1.ExplainResponse, error) {
-	p, ok := auth.FromContext(ctx)
-	if !ok {
-		return nil, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
+	p, err := principal(ctx)
+	if err != nil {
+		return nil, err
 	}
 	in, err := s.toInput(req)
 	if err != nil {
@@ -170,20 +183,11 @@ func (s *classifierService) evalSlot(ctx context.Context, p auth.Principal, rule
 	return release, nil
 }
 
-// evalStopped is the answer to a call whose rule evaluation stopped because
-// its caller went away (callerGone's answer).
-func evalStopped(ctx context.Context, err error) error {
-	if gone := callerGone(ctx, err); gone != nil {
-		return gone
-	}
-	return connect.NewError(connect.CodeInternal, "rule evaluation stopped").WithCause(err)
-}
-
 // rulesFor returns the tenant's compiled rule set from the cache.
 func (s *classifierService) rulesFor(ctx context.Context, p auth.Principal) (*ruleset.Set, error) {
 	rules, err := s.cfg.Rules.Get(ctx, p.TenantID)
 	if err != nil {
-		return nil, storeFailed(ctx, s.cfg.Logger, "load rules", p.TenantID, "the tenant's rules could not be loaded; retry shortly", err)
+		return nil, storeFailed(ctx, "load rules", p.TenantID, "the tenant's rules could not be loaded; retry shortly", err)
 	}
 	return rules, nil
 }
@@ -198,26 +202,25 @@ func (s *classifierService) toInput(req classifyInput) (*classify.Input, error) 
 }
 
 func (s *classifierService) checkDetails(v *structpb.Value) error {
+	lim := newBodyLimits(s.cfg.Limits)
 	switch v {
 	case nil:
 		return nil
 	case detailsTooDeep:
 		// Refused by the codec while reading, before they were decoded (bodylimits.go).
-		return connect.NewError(connect.CodeInvalidArgument, newBodyLimits(s.cfg.Limits).tooDeep())
+		return refused(lim.tooDeep())
 	case detailsTooLarge:
-		return connect.NewError(connect.CodeInvalidArgument, newBodyLimits(s.cfg.Limits).tooLarge())
+		return refused(lim.tooLarge())
 	}
 	shape := jsonShape{limit: s.cfg.Limits.MaxDetailsDepth}
 	size, deepest, err := shape.measure(v, 0)
 	switch {
 	case deepest > s.cfg.Limits.MaxDetailsDepth:
-		return connect.NewError(connect.CodeInvalidArgument,
-			fmt.Sprintf("invalid request: error.details: nesting deeper than %d levels", s.cfg.Limits.MaxDetailsDepth))
+		return refused(lim.tooDeep())
 	case err != nil:
-		return connect.NewError(connect.CodeInvalidArgument, "invalid request: error.details: "+err.Error())
+		return invalid("error.details", err.Error())
 	case size > s.cfg.Limits.MaxDetailsBytes:
-		return connect.NewError(connect.CodeInvalidArgument,
-			fmt.Sprintf("invalid request: error.details: larger than %d bytes", s.cfg.Limits.MaxDetailsBytes))
+		return refused(lim.tooLarge())
 	}
 	return nil
 }
@@ -328,7 +331,7 @@ func (s *classifierService) record(ctx context.Context, p auth.Principal, req *v
 	e := req.GetError()
 	rawJSON, message, typ, err := redactedError(e)
 	if err != nil {
-		return store.Failure{}, connect.NewError(connect.CodeInvalidArgument, "invalid request: error: "+err.Error())
+		return store.Failure{}, invalid("error", err.Error())
 	}
 	var annotations json.RawMessage
 	if a := req.GetToolAnnotations(); a != nil {
@@ -343,8 +346,8 @@ func (s *classifierService) record(ctx context.Context, p auth.Principal, req *v
 	traceID, spanID := parseTraceparent(tp)
 	occurred := now
 	if ts := req.GetOccurredAt(); ts != nil {
-		if err := ts.CheckValid(); err != nil {
-			return store.Failure{}, connect.NewError(connect.CodeInvalidArgument, "invalid request: occurredAt: "+err.Error())
+		if err := invalidTime(ts, "occurredAt"); err != nil {
+			return store.Failure{}, err
 		}
 		occurred = ts.AsTime()
 	}
@@ -426,7 +429,7 @@ func classifyResponse(f store.Failure) (*v1.ClassifyResponse, error) {
 	cid := correlation.ID(f.ID).String()
 	meta, err := structpb.NewStruct(map[string]any{classify.MetaKey: out.Meta(cid)})
 	if err != nil {
-		return nil, connect.NewError(connect.CodeInternal, "encode meta").WithCause(err)
+		return nil, internal("encode meta", err)
 	}
 	return &v1.ClassifyResponse{
 		ToolFailure: toolFailureOf(out, cid),

@@ -21,19 +21,23 @@
 //
 //  1. telemetry: a server span and a duration per RPC, first so that
 //     refused calls and recovered panics are traced too;
-//  2. recover: a panic in a handler becomes an internal error, and the
+//  2. access log: one line per RPC, refused calls included;
+//  3. errors: the one place where the errors that handlers and the
+//     interceptors below return become Connect codes, messages and details
+//     (errors.go), and where a store outage is logged;
+//  4. recover: a panic in a handler becomes an internal error, and the
 //     process keeps serving;
-//  3. auth: the bearer key becomes a tenant and its scopes before any
+//  5. auth: the bearer key becomes a tenant and its scopes before any
 //     payload is decoded, so that an unauthenticated caller costs a header
 //     read; a key without the service's scope gets permission_denied;
-//  4. rate limit: the tenant's token bucket (Config.RateLimit), which needs
+//  6. rate limit: the tenant's token bucket (Config.RateLimit), which needs
 //     the principal that auth put in the context;
-//  5. tenant gate: at most Limits.TenantInFlight calls of one tenant at
+//  7. tenant gate: at most Limits.TenantInFlight calls of one tenant at
 //     once, a call over it refused before its body is read, and for Classify
 //     and Explain one of the tenant's Limits.RuleConcurrency slots before the
 //     body is decoded and classified, so that one tenant's load cannot take
 //     the replica from the others;
-//  6. validate: the protovalidate rules of the .proto files, reported as
+//  8. validate: the protovalidate rules of the .proto files, reported as
 //     invalid_argument naming the field in its JSON spelling.
 //
 // Under them, the codecs refuse a Classify or Explain body whose

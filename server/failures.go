@@ -6,13 +6,11 @@ import (
 	"errors"
 	"strings"
 
-	"connectrpc.com/connect/v2"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/omcp/toolfailure/correlation"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
-	"github.com/omcp/toolfailure/internal/auth"
 	"github.com/omcp/toolfailure/internal/classify"
 	"github.com/omcp/toolfailure/internal/classwire"
 	"github.com/omcp/toolfailure/internal/telemetry"
@@ -31,24 +29,24 @@ const (
 )
 
 func (s *failureService) GetFailure(ctx context.Context, req *v1.GetFailureRequest) (*v1.GetFailureResponse, error) {
-	p, ok := auth.FromContext(ctx)
-	if !ok {
-		return nil, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
+	p, err := principal(ctx)
+	if err != nil {
+		return nil, err
 	}
 	// The same forgiving reading as the CLI and the web page: IDs are pasted from tickets and
 	// chat (any case, spaces, no tf_, or the one tf_ token of a longer text).
 	id, err := correlation.ParseLoose(req.GetCorrelationId())
 	if err != nil {
-		msg := "invalid request: correlationId: not a correlation ID (tf_ followed by 27 characters)"
+		msg := "not a correlation ID (tf_ followed by 27 characters)"
 		switch {
 		case errors.Is(err, correlation.ErrSeveral):
-			msg = "invalid request: correlationId: the text holds more than one correlation ID; send one"
+			msg = "the text holds more than one correlation ID; send one"
 		case errors.Is(err, correlation.ErrCheckMissing):
-			msg = "invalid request: correlationId: the check character is missing (tf_ followed by 27 characters; this one has 26): copy the whole ID"
+			msg = "the check character is missing (tf_ followed by 27 characters; this one has 26): copy the whole ID"
 		case errors.Is(err, correlation.ErrChecksum):
-			msg = "invalid request: correlationId: check character does not match; the ID was probably mistyped"
+			msg = "check character does not match; the ID was probably mistyped"
 		}
-		return nil, connect.NewError(connect.CodeInvalidArgument, msg)
+		return nil, invalid("correlationId", msg)
 	}
 	// An ID that parsed is the one a user quoted, found or not; what does not parse may be any
 	// text a user pasted, and is not logged.
@@ -56,10 +54,10 @@ func (s *failureService) GetFailure(ctx context.Context, req *v1.GetFailureReque
 	f, err := s.cfg.Store.GetFailure(ctx, p.TenantID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		// Another tenant's ID answers exactly like an unknown one.
-		return nil, connect.NewError(connect.CodeNotFound, "no failure with this correlation ID")
+		return nil, notFound("no failure with this correlation ID")
 	}
 	if err != nil {
-		return nil, storeFailed(ctx, s.cfg.Logger, "get failure", p.TenantID, "lookup failed; retry shortly", err)
+		return nil, storeFailed(ctx, "get failure", p.TenantID, lookupFailed, err)
 	}
 	pf, err := failureProto(f, s.cfg.TraceURL)
 	if err != nil {
@@ -69,9 +67,9 @@ func (s *failureService) GetFailure(ctx context.Context, req *v1.GetFailureReque
 }
 
 func (s *failureService) ListFailures(ctx context.Context, req *v1.ListFailuresRequest) (*v1.ListFailuresResponse, error) {
-	p, ok := auth.FromContext(ctx)
-	if !ok {
-		return nil, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
+	p, err := principal(ctx)
+	if err != nil {
+		return nil, err
 	}
 	q := store.ListQuery{Limit: int(req.GetPageSize())}
 	if q.Limit == 0 {
@@ -80,7 +78,7 @@ func (s *failureService) ListFailures(ctx context.Context, req *v1.ListFailuresR
 	if tok := req.GetPageToken(); tok != "" {
 		after, err := decodePageToken(tok)
 		if err != nil {
-			return nil, connect.NewError(connect.CodeInvalidArgument, "invalid request: pageToken: not a token from a previous page")
+			return nil, errBadPageToken
 		}
 		q.After = &after
 	}
@@ -99,16 +97,15 @@ func (s *failureService) ListFailures(ctx context.Context, req *v1.ListFailuresR
 			}
 			q.Filter.Fingerprint = fp
 		}
-		// JSON cannot carry a timestamp outside years 1 to 9999, but the binary protocol can.
 		if f.Since != nil {
-			if err := f.Since.CheckValid(); err != nil {
-				return nil, connect.NewError(connect.CodeInvalidArgument, "invalid request: filter.since: "+err.Error())
+			if err := invalidTime(f.Since, "filter.since"); err != nil {
+				return nil, err
 			}
 			q.Filter.Since = f.Since.AsTime()
 		}
 		if f.Until != nil {
-			if err := f.Until.CheckValid(); err != nil {
-				return nil, connect.NewError(connect.CodeInvalidArgument, "invalid request: filter.until: "+err.Error())
+			if err := invalidTime(f.Until, "filter.until"); err != nil {
+				return nil, err
 			}
 			q.Filter.Until = f.Until.AsTime()
 		}
@@ -122,7 +119,7 @@ func (s *failureService) ListFailures(ctx context.Context, req *v1.ListFailuresR
 	q.MaxBytes = s.cfg.Limits.MaxListBytes
 	rows, err := s.cfg.Store.ListFailures(ctx, p.TenantID, q)
 	if err != nil {
-		return nil, storeFailed(ctx, s.cfg.Logger, "list failures", p.TenantID, "listing failed; retry shortly", err)
+		return nil, storeFailed(ctx, "list failures", p.TenantID, "listing failed; retry shortly", err)
 	}
 	res := &v1.ListFailuresResponse{}
 	if n, more := store.PageEnd(rows, pageSize, q.MaxBytes); more {
@@ -153,6 +150,9 @@ func decodePageToken(tok string) ([16]byte, error) {
 	return id, nil
 }
 
+// shadowUnreadable is the answer of a record whose stored shadow outcomes do not decode.
+const shadowUnreadable = "decode stored shadow outcomes"
+
 func failureProto(f store.Failure, traceURL *telemetry.TraceURLTemplate) (*v1.Failure, error) {
 	pf := &v1.Failure{
 		CorrelationId: correlation.ID(f.ID).String(),
@@ -177,7 +177,7 @@ func failureProto(f store.Failure, traceURL *telemetry.TraceURLTemplate) (*v1.Fa
 	if len(f.Shadow) > 0 {
 		shadows, err := store.DecodeShadow(f.Shadow)
 		if err != nil {
-			return nil, connect.NewError(connect.CodeInternal, "decode stored shadow outcomes").WithCause(err)
+			return nil, internal(shadowUnreadable, err)
 		}
 		for _, sh := range shadows {
 			pf.Shadow = append(pf.Shadow, &v1.ShadowOutcome{RuleId: sh.RuleID, Class: classwire.ToProto(classify.Class(sh.Class)), Code: sh.Code, Retryable: sh.Retryable})
@@ -186,13 +186,13 @@ func failureProto(f store.Failure, traceURL *telemetry.TraceURLTemplate) (*v1.Fa
 	if len(f.Error) > 0 {
 		pf.Error = &v1.RawError{}
 		if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(f.Error, pf.Error); err != nil {
-			return nil, connect.NewError(connect.CodeInternal, "decode stored error").WithCause(err)
+			return nil, internal("decode stored error", err)
 		}
 	}
 	if len(f.ToolAnnotations) > 0 {
 		pf.ToolAnnotations = &v1.ToolAnnotations{}
 		if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(f.ToolAnnotations, pf.ToolAnnotations); err != nil {
-			return nil, connect.NewError(connect.CodeInternal, "decode stored annotations").WithCause(err)
+			return nil, internal("decode stored annotations", err)
 		}
 	}
 	return pf, nil

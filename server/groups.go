@@ -9,12 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"connectrpc.com/connect/v2"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/omcp/toolfailure/correlation"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
-	"github.com/omcp/toolfailure/internal/auth"
 	"github.com/omcp/toolfailure/internal/classify"
 	"github.com/omcp/toolfailure/internal/classwire"
 	"github.com/omcp/toolfailure/internal/fingerprint"
@@ -43,8 +41,7 @@ const (
 func parseFingerprint(s, field string) (string, error) {
 	fp := strings.ToLower(strings.TrimSpace(s))
 	if !fingerprint.Valid(fp) {
-		return "", connect.NewError(connect.CodeInvalidArgument,
-			fmt.Sprintf("invalid request: %s: not a fingerprint (16 hex characters)", field))
+		return "", invalid(field, "not a fingerprint (16 hex characters)")
 	}
 	return fp, nil
 }
@@ -54,25 +51,24 @@ func parseFingerprint(s, field string) (string, error) {
 func groupWindow(since, until *timestamppb.Timestamp, now time.Time, field string) (time.Time, time.Time, error) {
 	u := now
 	if until != nil {
-		if err := until.CheckValid(); err != nil {
-			return time.Time{}, time.Time{}, connect.NewError(connect.CodeInvalidArgument, "invalid request: "+field+"until: "+err.Error())
+		if err := invalidTime(until, field+"until"); err != nil {
+			return time.Time{}, time.Time{}, err
 		}
 		u = until.AsTime()
 	}
 	s := u.Add(-defaultGroupWindow)
 	if since != nil {
-		if err := since.CheckValid(); err != nil {
-			return time.Time{}, time.Time{}, connect.NewError(connect.CodeInvalidArgument, "invalid request: "+field+"since: "+err.Error())
+		if err := invalidTime(since, field+"since"); err != nil {
+			return time.Time{}, time.Time{}, err
 		}
 		s = since.AsTime()
 	}
 	switch {
 	case !s.Before(u):
-		return time.Time{}, time.Time{}, connect.NewError(connect.CodeInvalidArgument,
-			"invalid request: "+field+"since: must be before until")
+		return time.Time{}, time.Time{}, invalid(field+"since", "must be before until")
 	case u.Sub(s) > store.MaxGroupWindow:
-		return time.Time{}, time.Time{}, connect.NewError(connect.CodeInvalidArgument,
-			fmt.Sprintf("invalid request: %ssince: the window from since to until is at most %d days", field, int(store.MaxGroupWindow/(24*time.Hour))))
+		return time.Time{}, time.Time{}, invalid(field+"since",
+			fmt.Sprintf("the window from since to until is at most %d days", int(store.MaxGroupWindow/(24*time.Hour))))
 	}
 	return s, u, nil
 }
@@ -122,9 +118,9 @@ func decodeGroupToken(s string) (groupToken, error) {
 }
 
 func (s *failureService) ListGroups(ctx context.Context, req *v1.ListGroupsRequest) (*v1.ListGroupsResponse, error) {
-	p, ok := auth.FromContext(ctx)
-	if !ok {
-		return nil, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
+	p, err := principal(ctx)
+	if err != nil {
+		return nil, err
 	}
 	f := req.GetFilter()
 	order := req.GetOrderBy()
@@ -138,10 +134,10 @@ func (s *failureService) ListGroups(ctx context.Context, req *v1.ListGroupsReque
 	if tok := req.GetPageToken(); tok != "" {
 		t, err := decodeGroupToken(tok)
 		if err != nil {
-			return nil, connect.NewError(connect.CodeInvalidArgument, "invalid request: pageToken: not a token from a previous page")
+			return nil, errBadPageToken
 		}
 		if t.Order != order {
-			return nil, connect.NewError(connect.CodeInvalidArgument, "invalid request: orderBy: differs from the first page's")
+			return nil, invalid("orderBy", "differs from the first page's")
 		}
 		q.Filter.Since, q.Filter.Until = time.UnixMicro(t.Since).UTC(), time.UnixMicro(t.Until).UTC()
 		q.After = &store.GroupCursor{Count: t.Count, LastSeen: time.UnixMicro(t.LastSeen).UTC(), Fingerprint: t.FP}
@@ -162,12 +158,12 @@ func (s *failureService) ListGroups(ctx context.Context, req *v1.ListGroupsReque
 	if errors.Is(err, store.ErrInvalid) {
 		// The store's words name internal numbers (the tenant's); the caller gets the field.
 		if req.GetPageToken() != "" {
-			return nil, connect.NewError(connect.CodeInvalidArgument, "invalid request: pageToken: not a token from a previous page")
+			return nil, errBadPageToken
 		}
-		return nil, connect.NewError(connect.CodeInvalidArgument, "invalid request: filter: not a window or filter the service can list")
+		return nil, invalid("filter", "not a window or filter the service can list")
 	}
 	if err != nil {
-		return nil, storeFailed(ctx, s.cfg.Logger, "list groups", p.TenantID, "listing groups failed; retry shortly", err)
+		return nil, storeFailed(ctx, "list groups", p.TenantID, "listing groups failed; retry shortly", err)
 	}
 	res := &v1.ListGroupsResponse{}
 	if len(groups) == q.Limit {
@@ -185,9 +181,9 @@ func (s *failureService) ListGroups(ctx context.Context, req *v1.ListGroupsReque
 }
 
 func (s *failureService) GetGroup(ctx context.Context, req *v1.GetGroupRequest) (*v1.GetGroupResponse, error) {
-	p, ok := auth.FromContext(ctx)
-	if !ok {
-		return nil, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
+	p, err := principal(ctx)
+	if err != nil {
+		return nil, err
 	}
 	fp, err := parseFingerprint(req.GetFingerprint(), "fingerprint")
 	if err != nil {
@@ -200,20 +196,20 @@ func (s *failureService) GetGroup(ctx context.Context, req *v1.GetGroupRequest) 
 	g, err := s.cfg.Store.GetGroup(ctx, p.TenantID, fp, since, until)
 	if errors.Is(err, store.ErrNotFound) {
 		// Another tenant's fingerprint answers exactly like an unknown one.
-		return nil, connect.NewError(connect.CodeNotFound, "no failures with this fingerprint in the window")
+		return nil, notFound("no failures with this fingerprint in the window")
 	}
 	if err != nil {
-		return nil, storeFailed(ctx, s.cfg.Logger, "get group", p.TenantID, "lookup failed; retry shortly", err)
+		return nil, storeFailed(ctx, "get group", p.TenantID, lookupFailed, err)
 	}
 	records, err := s.cfg.Store.ListFailures(ctx, p.TenantID, store.ListQuery{
 		Filter: store.Filter{Fingerprint: fp, Since: since, Until: until}, Limit: shadowRecords,
 	})
 	if err != nil {
-		return nil, storeFailed(ctx, s.cfg.Logger, "get group records", p.TenantID, "lookup failed; retry shortly", err)
+		return nil, storeFailed(ctx, "get group records", p.TenantID, lookupFailed, err)
 	}
 	evidence, err := store.SumShadow(records)
 	if err != nil {
-		return nil, connect.NewError(connect.CodeInternal, "decode stored shadow outcomes").WithCause(err)
+		return nil, internal(shadowUnreadable, err)
 	}
 	res := &v1.GetGroupResponse{Group: groupProto(g), ShadowRecords: int64(len(records))}
 	for _, e := range evidence {

@@ -24,7 +24,7 @@ func recoverInterceptor(log *slog.Logger) connect.ServerInterceptor {
 			defer func() {
 				if r := recover(); r != nil {
 					log.ErrorContext(ctx, "handler panic", "procedure", spec.Procedure, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-					err = connect.NewError(connect.CodeInternal, "internal error")
+					err = internal("internal error", nil)
 				}
 			}()
 			return next(ctx, spec, stream)
@@ -72,7 +72,7 @@ func (s *validatingStream) Receive(msg any) error {
 func validationError(err error) error {
 	var verr *protovalidate.ValidationError
 	if !errors.As(err, &verr) {
-		return connect.NewError(connect.CodeInvalidArgument, "invalid request")
+		return invalid("", "")
 	}
 	parts := make([]string, 0, len(verr.Violations))
 	for _, v := range verr.Violations {
@@ -87,7 +87,7 @@ func validationError(err error) error {
 		}
 		parts = append(parts, field+": "+msg)
 	}
-	return connect.NewError(connect.CodeInvalidArgument, "invalid request: "+strings.Join(parts, "; "))
+	return invalid("", strings.Join(parts, "; "))
 }
 
 // jsonFieldPath rewrites a proto field path ("error.http_status") into its

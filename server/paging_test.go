@@ -15,6 +15,7 @@ import (
 	"github.com/omcp/toolfailure/correlation"
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"
+	"github.com/omcp/toolfailure/store/storetest"
 )
 
 // TestFullPageHasNextPageToken: a page of the largest size with more
@@ -46,7 +47,7 @@ func TestFullPageHasNextPageToken(t *testing.T) {
 					errs <- err
 					return
 				}
-				_, _, err = b.store.InsertFailure(ctx, store.Failure{
+				_, _, err = storetest.Insert(ctx, b.store, store.Failure{
 					TenantID: tenant.ID, ID: id, Tool: "read_file",
 					Class: store.ClassCapability, Code: "resource_not_found",
 					Error: json.RawMessage(`{"message":"no such file"}`),

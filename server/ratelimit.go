@@ -14,7 +14,6 @@ import (
 	"connectrpc.com/connect/v2/connectproto"
 	"golang.org/x/time/rate"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/omcp/toolfailure/internal/auth"
 )
@@ -154,27 +153,25 @@ func (l *RateLimiter) sweepLocked(now time.Time) {
 // google.rpc.RetryInfo error detail (which gRPC and Connect clients read) and in the message (for
 // people and for clients that read neither).
 func (l *RateLimiter) Check(p auth.Principal) *connect.Error {
-	err, _ := l.check(p)
-	return err
+	if r := l.check(p); r != nil {
+		return r.connectError()
+	}
+	return nil
 }
 
-func (l *RateLimiter) check(p auth.Principal) (*connect.Error, time.Duration) {
+func (l *RateLimiter) check(p auth.Principal) *refusal {
 	ok, wait := l.Allow(p.TenantID, p.TenantName)
 	if ok {
-		return nil, 0
+		return nil
 	}
-	err := connect.NewError(connect.CodeResourceExhausted,
-		fmt.Sprintf("rate limit of tenant %q exceeded; retry in %s", p.TenantName, wait))
-	if detail, derr := connectproto.NewErrorDetail(&errdetails.RetryInfo{RetryDelay: durationpb.New(wait)}); derr == nil {
-		err = err.WithDetail(detail)
-	}
-	return err, wait
+	return exhausted(fmt.Sprintf("rate limit of tenant %q exceeded; retry in %s", p.TenantName, wait), wait)
 }
 
 // Interceptor limits every authenticated call by its tenant. It must come after the
 // authentication interceptor, which puts the principal in the context; a call without one is
 // passed on, for the handler to refuse. Over the limit it answers resource_exhausted before the
-// request is read, and sets Retry-After (whole seconds, rounded up) on the response as well.
+// request is read, and sets Retry-After (whole seconds, rounded up) on the response as well
+// (connectError in errors.go).
 func (l *RateLimiter) Interceptor() connect.ServerInterceptor {
 	return func(next connect.ServerFunc) connect.ServerFunc {
 		return func(ctx context.Context, spec connect.Spec, stream connect.ServerStream) error {
@@ -182,11 +179,8 @@ func (l *RateLimiter) Interceptor() connect.ServerInterceptor {
 			if !ok {
 				return next(ctx, spec, stream)
 			}
-			if err, wait := l.check(p); err != nil {
-				if info, ok := connect.CallInfoForServerContext(ctx); ok {
-					info.ResponseHeader().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-				}
-				return err
+			if r := l.check(p); r != nil {
+				return r
 			}
 			return next(ctx, spec, stream)
 		}

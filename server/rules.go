@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"time"
 
-	"connectrpc.com/connect/v2"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -44,16 +43,8 @@ type ruleService struct {
 	now    func() time.Time
 }
 
-func (s *ruleService) principal(ctx context.Context) (auth.Principal, error) {
-	p, ok := auth.FromContext(ctx)
-	if !ok {
-		return auth.Principal{}, connect.NewError(connect.CodeUnauthenticated, "unauthenticated")
-	}
-	return p, nil
-}
-
 func (s *ruleService) CreateRule(ctx context.Context, req *v1.CreateRuleRequest) (*v1.CreateRuleResponse, error) {
-	p, err := s.principal(ctx)
+	p, err := principal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +54,7 @@ func (s *ruleService) CreateRule(ctx context.Context, req *v1.CreateRuleRequest)
 	}
 	stored, err := s.store.CreateRule(ctx, r)
 	if errors.Is(err, store.ErrConflict) {
-		return nil, connect.NewError(connect.CodeAlreadyExists, fmt.Sprintf("a rule named %q exists; use UpdateRule to change it", r.Name))
+		return nil, alreadyExists(fmt.Sprintf("a rule named %q exists; use UpdateRule to change it", r.Name))
 	}
 	if err != nil {
 		return nil, s.storeError(ctx, p, "create rule", err)
@@ -77,13 +68,13 @@ func (s *ruleService) CreateRule(ctx context.Context, req *v1.CreateRuleRequest)
 }
 
 func (s *ruleService) GetRule(ctx context.Context, req *v1.GetRuleRequest) (*v1.GetRuleResponse, error) {
-	p, err := s.principal(ctx)
+	p, err := principal(ctx)
 	if err != nil {
 		return nil, err
 	}
 	stored, err := s.store.GetRule(ctx, p.TenantID, req.GetName())
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, connect.NewError(connect.CodeNotFound, fmt.Sprintf("no rule named %q", req.GetName()))
+		return nil, noSuchRule(req.GetName(), "")
 	}
 	if err != nil {
 		return nil, s.storeError(ctx, p, "get rule", err)
@@ -96,7 +87,7 @@ func (s *ruleService) GetRule(ctx context.Context, req *v1.GetRuleRequest) (*v1.
 }
 
 func (s *ruleService) UpdateRule(ctx context.Context, req *v1.UpdateRuleRequest) (*v1.UpdateRuleResponse, error) {
-	p, err := s.principal(ctx)
+	p, err := principal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +97,7 @@ func (s *ruleService) UpdateRule(ctx context.Context, req *v1.UpdateRuleRequest)
 	}
 	stored, err := s.store.UpdateRule(ctx, r)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, connect.NewError(connect.CodeNotFound, fmt.Sprintf("no rule named %q; use CreateRule to add it", r.Name))
+		return nil, noSuchRule(r.Name, "; use CreateRule to add it")
 	}
 	if err != nil {
 		return nil, s.storeError(ctx, p, "update rule", err)
@@ -124,13 +115,13 @@ func (s *ruleService) UpdateRule(ctx context.Context, req *v1.UpdateRuleRequest)
 }
 
 func (s *ruleService) DeleteRule(ctx context.Context, req *v1.DeleteRuleRequest) (*v1.DeleteRuleResponse, error) {
-	p, err := s.principal(ctx)
+	p, err := principal(ctx)
 	if err != nil {
 		return nil, err
 	}
 	version, err := s.store.DeleteRule(ctx, p.TenantID, req.GetName())
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, connect.NewError(connect.CodeNotFound, fmt.Sprintf("no rule named %q", req.GetName()))
+		return nil, noSuchRule(req.GetName(), "")
 	}
 	if err != nil {
 		return nil, s.storeError(ctx, p, "delete rule", err)
@@ -140,7 +131,7 @@ func (s *ruleService) DeleteRule(ctx context.Context, req *v1.DeleteRuleRequest)
 }
 
 func (s *ruleService) ListRules(ctx context.Context, _ *v1.ListRulesRequest) (*v1.ListRulesResponse, error) {
-	p, err := s.principal(ctx)
+	p, err := principal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +151,7 @@ func (s *ruleService) ListRules(ctx context.Context, _ *v1.ListRulesRequest) (*v
 }
 
 func (s *ruleService) ReplaceRules(ctx context.Context, req *v1.ReplaceRulesRequest) (*v1.ReplaceRulesResponse, error) {
-	p, err := s.principal(ctx)
+	p, err := principal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -228,8 +219,7 @@ func (s *ruleService) checkOne(ctx context.Context, p auth.Principal, pr *v1.Rul
 		return storeRule(p.TenantID, r)
 	}
 	if adding && set.Len() >= ruleset.MaxRules {
-		return store.Rule{}, connect.NewError(connect.CodeInvalidArgument,
-			fmt.Sprintf("the tenant has %d rules, the most allowed", set.Len()))
+		return store.Rule{}, refused(fmt.Sprintf("the tenant has %d rules, the most allowed", set.Len()))
 	}
 	// The rule budget is the whole set's: priced with this rule in it. A set
 	// already over it (stored under older limits) may still take a rule that
@@ -251,12 +241,19 @@ func (s *ruleService) checkOne(ctx context.Context, p auth.Principal, pr *v1.Rul
 	return storeRule(p.TenantID, r)
 }
 
+// invalidRules answers a rule set that did not compile: the rule checker's account of a rule that
+// is invalid, or internal for anything else.
 func invalidRules(err error) error {
-	var invalid *ruleset.InvalidError
-	if errors.As(err, &invalid) {
-		return connect.NewError(connect.CodeInvalidArgument, invalid.Error())
+	var bad *ruleset.InvalidError
+	if errors.As(err, &bad) {
+		return refused(bad.Error())
 	}
-	return connect.NewError(connect.CodeInternal, "cannot compile rules").WithCause(err)
+	return internal("cannot compile rules", err)
+}
+
+// noSuchRule answers a rule name the tenant has no rule of; hint, if any, follows the name.
+func noSuchRule(name, hint string) error {
+	return notFound(fmt.Sprintf("no rule named %q", name) + hint)
 }
 
 func versionConflict(current, expected int64) error {
@@ -264,11 +261,11 @@ func versionConflict(current, expected int64) error {
 	if current < 0 {
 		msg = fmt.Sprintf("the rule set is no longer at version %d; look at the current rules and apply again", expected)
 	}
-	return connect.NewError(connect.CodeAborted, msg)
+	return aborted(msg)
 }
 
 func (s *ruleService) storeError(ctx context.Context, p auth.Principal, op string, err error) error {
-	return storeFailed(ctx, s.log, op, p.TenantID, op+" failed; retry shortly", err)
+	return storeFailed(ctx, op, p.TenantID, op+" failed; retry shortly", err)
 }
 
 // storeRule turns a rule into what the store keeps: its API JSON form,
@@ -276,7 +273,7 @@ func (s *ruleService) storeError(ctx context.Context, p auth.Principal, op strin
 func storeRule(tenantID int64, r ruleset.Rule) (store.Rule, error) {
 	spec, err := protojson.Marshal(ruleset.ToProto(r))
 	if err != nil {
-		return store.Rule{}, connect.NewError(connect.CodeInternal, "encode rule").WithCause(err)
+		return store.Rule{}, internal("encode rule", err)
 	}
 	return store.Rule{TenantID: tenantID, Name: r.Name, Priority: r.Priority, Spec: spec}, nil
 }
@@ -288,7 +285,7 @@ var specOptions = protojson.UnmarshalOptions{DiscardUnknown: true}
 func ruleProto(r store.Rule) (*v1.Rule, error) {
 	pr := &v1.Rule{}
 	if err := specOptions.Unmarshal(r.Spec, pr); err != nil {
-		return nil, connect.NewError(connect.CodeInternal, fmt.Sprintf("stored rule %q is unreadable", r.Name)).WithCause(err)
+		return nil, internal(fmt.Sprintf("stored rule %q is unreadable", r.Name), err)
 	}
 	pr.Name, pr.Priority = r.Name, r.Priority
 	pr.Version = r.Version

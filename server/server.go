@@ -30,7 +30,7 @@ import (
 type Store interface {
 	auth.KeyLookup
 	RuleStore
-	InsertFailure(ctx context.Context, f store.Failure) (store.Failure, bool, error)
+	InsertFailure(ctx context.Context, f store.Prepared) (store.Failure, bool, error)
 	GetFailure(ctx context.Context, tenantID int64, id [16]byte) (store.Failure, error)
 	ListFailures(ctx context.Context, tenantID int64, q store.ListQuery) ([]store.Failure, error)
 	GroupStore
@@ -150,8 +150,10 @@ func New(cfg Config) (http.Handler, error) {
 		cfg.Telemetry.Interceptor(),
 		// Outside everything that can refuse a call, so that refused calls get their line too.
 		accessLogInterceptor(cfg.Logger),
+		// Inside the access log and outside everything else that can refuse a call (errors.go).
+		errorInterceptor(cfg.Logger),
 		recoverInterceptor(cfg.Logger),
-		authInterceptor(authn, cfg.Logger),
+		authInterceptor(authn),
 		NewRateLimiter(cfg.RateLimit, cfg.Now).Interceptor(),
 		// After authentication, which names the tenant, and before anything reads the body.
 		gate.Interceptor(),

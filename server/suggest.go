@@ -10,11 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"connectrpc.com/connect/v2"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
-	"github.com/omcp/toolfailure/internal/auth"
 	"github.com/omcp/toolfailure/internal/classify"
 	"github.com/omcp/toolfailure/internal/fingerprint"
 	"github.com/omcp/toolfailure/internal/ruleset"
@@ -36,7 +34,7 @@ const (
 // with package ruleset and run against the group's records (all must match) and the tenant's other
 // recent records (the explanation names any other group it would catch). It changes nothing.
 func (s *ruleService) SuggestRule(ctx context.Context, req *v1.SuggestRuleRequest) (*v1.SuggestRuleResponse, error) {
-	p, err := s.principal(ctx)
+	p, err := principal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -48,11 +46,11 @@ func (s *ruleService) SuggestRule(ctx context.Context, req *v1.SuggestRuleReques
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		// Another tenant's fingerprint answers exactly like an unknown one.
-		return nil, connect.NewError(connect.CodeNotFound, "no failures with this fingerprint in the last 7 days")
+		return nil, notFound("no failures with this fingerprint in the last 7 days")
 	case errors.Is(err, errDraft):
-		return nil, connect.NewError(connect.CodeInternal, "suggest rule: the draft does not compile").WithCause(err)
+		return nil, internal("suggest rule: the draft does not compile", err)
 	case err != nil:
-		return nil, s.unavailable(ctx, "suggest rule", p, err)
+		return nil, storeFailed(ctx, "suggest rule", p.TenantID, lookupFailed, err)
 	}
 	return &v1.SuggestRuleResponse{Rule: ruleset.ToProto(rule), Explanation: explanation}, nil
 }
@@ -86,10 +84,6 @@ func SuggestRule(ctx context.Context, groups GroupStore, tenantID int64, fp stri
 	why = append(why, check...)
 	why = append(why, "Mode shadow: the rule decides nothing yet; records it matches carry its would-be outcome (shadow) until you set mode: enforce.")
 	return rule, strings.Join(why, "\n"), nil
-}
-
-func (s *ruleService) unavailable(ctx context.Context, what string, p auth.Principal, err error) error {
-	return storeFailed(ctx, s.log, what, p.TenantID, "lookup failed; retry shortly", err)
 }
 
 // draftRule builds the rule and the first lines of its explanation.

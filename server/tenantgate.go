@@ -6,14 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
 	"connectrpc.com/connect/v2"
-	"connectrpc.com/connect/v2/connectproto"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
 	"github.com/omcp/toolfailure/internal/auth"
@@ -95,14 +91,10 @@ func (g *tenantGate) enter(tenantID int64) (leave func(), ok bool) {
 }
 
 // refusal is the answer to a call over the tenant's in-flight limit: resource_exhausted with the
-// delay as a google.rpc.RetryInfo, as the rate limit answers.
-func (g *tenantGate) refusal(p auth.Principal) *connect.Error {
-	err := connect.NewError(connect.CodeResourceExhausted, fmt.Sprintf(
-		"tenant %q has %d calls in flight on this replica, the most it may; retry in %s", p.TenantName, g.maxInFlight, inFlightRetryAfter))
-	if detail, derr := connectproto.NewErrorDetail(&errdetails.RetryInfo{RetryDelay: durationpb.New(inFlightRetryAfter)}); derr == nil {
-		err = err.WithDetail(detail)
-	}
-	return err
+// delay, as the rate limit answers.
+func (g *tenantGate) refusal(p auth.Principal) error {
+	return exhausted(fmt.Sprintf(
+		"tenant %q has %d calls in flight on this replica, the most it may; retry in %s", p.TenantName, g.maxInFlight, inFlightRetryAfter), inFlightRetryAfter)
 }
 
 // Interceptor admits every authenticated call through the gate. It must come after the
@@ -117,9 +109,6 @@ func (g *tenantGate) Interceptor() connect.ServerInterceptor {
 			}
 			leave, ok := g.enter(p.TenantID)
 			if !ok {
-				if info, ok := connect.CallInfoForServerContext(ctx); ok {
-					info.ResponseHeader().Set("Retry-After", strconv.Itoa(int(inFlightRetryAfter/time.Second)))
-				}
 				return g.refusal(p)
 			}
 			defer leave()

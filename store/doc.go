@@ -27,6 +27,13 @@
 // makes newest-first keyset paging (ListQuery.After) cheap without an OFFSET. JSON documents are
 // kept by value, not byte for byte: PostgreSQL's jsonb may reorder keys and drop whitespace.
 //
+// # One check per record
+//
+// A caller prepares a record with Prepare, on its own goroutine: canonicalised, limited and
+// checked. InsertFailure takes the Prepared that Prepare returns and trusts it, so that a decorator
+// (store/journal) and the backend beneath it check nothing again, and a record that breaks the
+// contract is refused before it can reach a batch that it would share with others.
+//
 // # Rules
 //
 // Each tenant's classification rules are kept as a set with a version: every change that alters the

@@ -7,19 +7,49 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	segjson "github.com/segmentio/encoding/json"
 
 	"github.com/omcp/toolfailure/internal/fingerprint"
 )
 
+// Prepared is a record that Prepare canonicalised and checked. InsertFailure of every backend and
+// every decorator takes one and trusts it, so that a record is checked once, on its caller's
+// goroutine, however many layers it passes on its way to the disk. Only Prepare makes one: the zero
+// Prepared holds no record, and Record refuses it.
+type Prepared struct {
+	f  Failure
+	ok bool
+}
+
+// Failure returns the record as Prepare left it; for the zero Prepared, the zero Failure.
+func (p Prepared) Failure() Failure { return p.f }
+
+// Record is Failure for a store about to write the record: for the zero Prepared, which Prepare
+// never returns, an error wrapping ErrInvalid instead, so that no layer stores what nothing checked.
+func (p Prepared) Record() (Failure, error) {
+	if !p.ok {
+		return Failure{}, fmt.Errorf("%w: the record was not made by store.Prepare", ErrInvalid)
+	}
+	return p.f, nil
+}
+
+// WithoutIdempotencyKey returns p with no idempotency key, which no rule of a record needs: a
+// journal replaying a record whose key another record took meanwhile stores it without one.
+func (p Prepared) WithoutIdempotencyKey() Prepared {
+	p.f.IdempotencyKey = ""
+	return p
+}
+
 // Prepare canonicalises f for storage and checks it, once, on the caller's goroutine: every
 // backend and every decorator stores what Prepare returns and trusts it. It fills CreatedAt (now)
 // and OccurredAt (CreatedAt), truncates times to microseconds in UTC (PostgreSQL's precision, so
 // that what InsertFailure returns equals what GetFailure reads back), lowercases trace context,
-// makes absent JSON one representation (nil), and replaces U+0000 (see NULStandIn). The error wraps
-// ErrInvalid and names the first broken rule; one bad record is refused alone instead of failing
-// the batch it would share with others. Prepare is idempotent.
-func Prepare(f Failure) (Failure, error) {
+// makes absent JSON one representation (nil), and replaces U+0000 (see NULStandIn). The error names
+// the record, wraps ErrInvalid and names the first broken rule; one bad record is refused alone
+// instead of failing the batch it would share with others. Preparing a prepared record's Failure
+// again changes nothing.
+func Prepare(f Failure) (Prepared, error) {
 	f.CreatedAt = storedTime(f.CreatedAt)
 	if f.CreatedAt.IsZero() {
 		f.CreatedAt = storedTime(time.Now())
@@ -37,12 +67,12 @@ func Prepare(f Failure) (Failure, error) {
 	f.ToolAnnotations = replaceNULInJSON(absentJSON(f.ToolAnnotations))
 	f.Shadow = replaceNULInJSON(absentJSON(f.Shadow))
 	if err := checkFailure(f); err != nil {
-		return Failure{}, err
+		return Prepared{}, fmt.Errorf("store failure %s: %w", uuid.UUID(f.ID), err)
 	}
 	if f.Fingerprint == "" {
 		f.Fingerprint = FingerprintOf(f.Tool, f.Error)
 	}
-	return f, nil
+	return Prepared{f: f, ok: true}, nil
 }
 
 // FingerprintOf computes the fingerprint of a record from its tool and its stored error (a JSON

@@ -22,9 +22,9 @@ var ErrNotFound = errors.New("not found")
 // that is already stored. Idempotent replays of InsertFailure are not conflicts.
 var ErrConflict = errors.New("conflict")
 
-// ErrInvalid is returned (wrapped) by InsertFailure for a record that breaks the contract of
-// Failure (see Prepare). Such a record can never be stored, so retrying it, or keeping it in a
-// journal to replay later, is pointless.
+// ErrInvalid is returned (wrapped) by Prepare for a record that breaks the contract of Failure,
+// and by InsertFailure for the zero Prepared. Such a record can never be stored, so retrying it,
+// or keeping it in a journal to replay later, is pointless.
 var ErrInvalid = errors.New("invalid record")
 
 // ErrUnavailable is returned (wrapped) when the backend cannot be reached or did not answer in time:
@@ -556,12 +556,14 @@ type Store interface {
 	// forgotten it yet). Another tenant's revocation does not count.
 	SessionRevoked(ctx context.Context, tenantID int64, id [16]byte) (bool, error)
 
-	// InsertFailure stores f durably (committed) before it returns, and returns the record as
-	// stored (times truncated to microseconds, in UTC; defaults filled in). If f.IdempotencyKey is
-	// set and a record with the same (tenant, key) exists, nothing is written and that record is
-	// returned with created=false; this holds when many callers race with the same key too: one
-	// record, and all of them get its ID. ErrNotFound when the tenant does not exist.
-	InsertFailure(ctx context.Context, f Failure) (stored Failure, created bool, err error)
+	// InsertFailure stores the prepared record f durably (committed) before it returns, and returns
+	// the record as stored (as Prepare left it: times truncated to microseconds, in UTC; defaults
+	// filled in). It trusts f: the checks ran in Prepare. If its IdempotencyKey is set and a record
+	// with the same (tenant, key) exists, nothing is written and that record is returned with
+	// created=false; this holds when many callers race with the same key too: one record, and all
+	// of them get its ID. ErrNotFound when the tenant does not exist, ErrInvalid for the zero
+	// Prepared.
+	InsertFailure(ctx context.Context, f Prepared) (stored Failure, created bool, err error)
 
 	// GetFailure returns the tenant's record with this ID, or ErrNotFound, which is also the answer
 	// for another tenant's record.

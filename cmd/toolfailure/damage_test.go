@@ -18,6 +18,7 @@ import (
 	"github.com/omcp/toolfailure/internal/apikey"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/sqlite"
+	"github.com/omcp/toolfailure/store/storetest"
 )
 
 // embeddedWithRecords makes an embedded store with a key of tenant "acme" (created first, so that
@@ -40,7 +41,7 @@ func embeddedWithRecords(t *testing.T, path string, n int) string {
 	}
 	msg, _ := json.Marshal(map[string]string{"message": strings.Repeat("connection reset by peer ", 80)})
 	for range n {
-		if _, _, err := s.InsertFailure(t.Context(), store.Failure{
+		if _, _, err := storetest.Insert(t.Context(), s, store.Failure{
 			TenantID: tenant.ID, ID: uuid.Must(uuid.NewV7()), Tool: "read_file",
 			Class: store.ClassReliability, Code: "retryable_transient_error", Error: msg,
 		}); err != nil {

@@ -111,7 +111,16 @@ func (s *Store) drainOne(e *entry) error {
 	ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
 	f := e.f
-	stored, _, err := s.Store.InsertFailure(ctx, f)
+	// The record comes back from the journal's files, perhaps written by an earlier process, so
+	// it is prepared here like any caller's; a record that the store's rules now refuse is
+	// quarantined below, as one that the store refuses.
+	p, err := store.Prepare(f)
+	if err != nil {
+		s.quarantine(e, err)
+		s.markDrained(e)
+		return nil
+	}
+	stored, _, err := s.Store.InsertFailure(ctx, p)
 	if err == nil && stored.ID != f.ID {
 		// While the record waited here, another one took its idempotency key in the store (a retry
 		// that reached another replica, say, or a record stored before the outage that the journal
@@ -121,8 +130,7 @@ func (s *Store) drainOne(e *entry) error {
 		s.log.Warn("journal: idempotency key taken meanwhile; storing the journaled record without it",
 			"correlationId", correlation.ID(f.ID).String(), "tenant", f.TenantID,
 			"sameKeyAs", correlation.ID(stored.ID).String())
-		f.IdempotencyKey = ""
-		_, _, err = s.Store.InsertFailure(ctx, f)
+		_, _, err = s.Store.InsertFailure(ctx, p.WithoutIdempotencyKey())
 	}
 	switch {
 	case err == nil, errors.Is(err, store.ErrConflict):

@@ -9,6 +9,7 @@ import (
 
 	"github.com/omcp/toolfailure/correlation"
 	"github.com/omcp/toolfailure/store/journal"
+	"github.com/omcp/toolfailure/store/storetest"
 )
 
 // syncBuffer is a log destination that the drainer and the test may use at once.
@@ -40,7 +41,7 @@ func TestIdempotencyKeyAcrossOutage(t *testing.T) {
 	b := setup(t, journal.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	first := failure(t, b.tenant.ID, 1)
 	first.IdempotencyKey = "send-42"
-	before, created, err := b.j.InsertFailure(b.ctx, first)
+	before, created, err := storetest.Insert(b.ctx, b.j, first)
 	if err != nil || !created {
 		t.Fatalf("insert before the outage: %v %v", created, err)
 	}
@@ -48,14 +49,14 @@ func TestIdempotencyKeyAcrossOutage(t *testing.T) {
 	b.inner.down.Store(true)
 	retry := failure(t, b.tenant.ID, 2)
 	retry.IdempotencyKey = "send-42"
-	during, _, err := b.j.InsertFailure(b.ctx, retry)
+	during, _, err := storetest.Insert(b.ctx, b.j, retry)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if during.ID == before.ID {
 		t.Fatal("the journal found the key stored before the outage; the documented limit no longer holds, update docs/reference.md")
 	}
-	again, _, err := b.j.InsertFailure(b.ctx, retry)
+	again, _, err := storetest.Insert(b.ctx, b.j, retry)
 	if err != nil || again.ID != during.ID {
 		t.Fatalf("a second replay during the outage got %x (%v), want the journal's %x", again.ID, err, during.ID)
 	}

@@ -289,14 +289,13 @@ func copyAside(path string, good int64) error {
 	return nil
 }
 
-// InsertFailure stores f in the wrapped store when it answers within Options.WriteTimeout, and in
+// InsertFailure stores p in the wrapped store when it answers within Options.WriteTimeout, and in
 // the journal otherwise. Either way the record is durable when it returns.
-func (s *Store) InsertFailure(ctx context.Context, f store.Failure) (store.Failure, bool, error) {
-	prepared, err := store.Prepare(f)
+func (s *Store) InsertFailure(ctx context.Context, p store.Prepared) (store.Failure, bool, error) {
+	f, err := p.Record()
 	if err != nil {
-		return store.Failure{}, false, fmt.Errorf("store failure %x: %w", f.ID, err)
+		return store.Failure{}, false, err
 	}
-	f = prepared
 	// A key or ID that is still only in the journal is answered from there: the store cannot
 	// know it yet, and would make a second record.
 	if s.npending.Load() > 0 {
@@ -306,7 +305,7 @@ func (s *Store) InsertFailure(ctx context.Context, f store.Failure) (store.Failu
 	}
 	if !s.degraded.Load() {
 		wctx, cancel := context.WithTimeout(ctx, s.opts.WriteTimeout)
-		stored, created, err := s.Store.InsertFailure(wctx, f)
+		stored, created, err := s.Store.InsertFailure(wctx, p)
 		timedOut := wctx.Err() != nil
 		cancel()
 		if err == nil {

@@ -76,7 +76,7 @@ type outage struct {
 
 var errDown = fmt.Errorf("%w: connection refused (simulated)", store.ErrUnavailable)
 
-func (o *outage) InsertFailure(ctx context.Context, f store.Failure) (store.Failure, bool, error) {
+func (o *outage) InsertFailure(ctx context.Context, f store.Prepared) (store.Failure, bool, error) {
 	if o.down.Load() {
 		return store.Failure{}, false, errDown
 	}
@@ -189,7 +189,7 @@ func TestOutageJournalsAndDrains(t *testing.T) {
 	t.Parallel()
 	b := setup(t, journal.Options{})
 	before := failure(t, b.tenant.ID, -1)
-	if _, _, err := b.j.InsertFailure(b.ctx, before); err != nil {
+	if _, _, err := storetest.Insert(b.ctx, b.j, before); err != nil {
 		t.Fatal(err)
 	}
 
@@ -204,7 +204,7 @@ func TestOutageJournalsAndDrains(t *testing.T) {
 			if i%10 == 0 {
 				f.IdempotencyKey = fmt.Sprintf("key-%d", i/20) // callers 0 and 10 share a key, and 20 and 30
 			}
-			acked[i], _, errs[i] = b.j.InsertFailure(b.ctx, f)
+			acked[i], _, errs[i] = storetest.Insert(b.ctx, b.j, f)
 		})
 	}
 	wg.Wait()
@@ -270,7 +270,7 @@ func TestTornTailAfterCrash(t *testing.T) {
 	b.inner.down.Store(true)
 	var acked []store.Failure
 	for i := range 5 {
-		f, _, err := b.j.InsertFailure(b.ctx, failure(t, b.tenant.ID, i))
+		f, _, err := storetest.Insert(b.ctx, b.j, failure(t, b.tenant.ID, i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -306,7 +306,7 @@ func TestTornTailAfterCrash(t *testing.T) {
 		}
 	}
 	// New records go after the cut; then the store comes back and takes them all.
-	more, _, err := b.j.InsertFailure(b.ctx, failure(t, b.tenant.ID, 99))
+	more, _, err := storetest.Insert(b.ctx, b.j, failure(t, b.tenant.ID, 99))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +331,7 @@ func TestFull(t *testing.T) {
 	b.inner.down.Store(true)
 	var err error
 	for i := 0; i < 100 && err == nil; i++ {
-		_, _, err = b.j.InsertFailure(b.ctx, failure(t, b.tenant.ID, i))
+		_, _, err = storetest.Insert(b.ctx, b.j, failure(t, b.tenant.ID, i))
 	}
 	if !errors.Is(err, journal.ErrFull) || !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("error = %v, want ErrFull and ErrUnavailable", err)
@@ -348,8 +348,11 @@ func TestInvalidNotJournaled(t *testing.T) {
 	b.inner.down.Store(true)
 	f := failure(t, b.tenant.ID, 0)
 	f.Class = "transient"
-	if _, _, err := b.j.InsertFailure(b.ctx, f); !errors.Is(err, store.ErrInvalid) {
+	if _, _, err := storetest.Insert(b.ctx, b.j, f); !errors.Is(err, store.ErrInvalid) {
 		t.Fatalf("error = %v, want ErrInvalid", err)
+	}
+	if _, _, err := b.j.InsertFailure(b.ctx, store.Prepared{}); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("zero Prepared: error = %v, want ErrInvalid", err)
 	}
 	if st := b.j.Status(); st.Pending != 0 {
 		t.Fatalf("%d records pending, want 0", st.Pending)
@@ -376,13 +379,13 @@ func TestGroupsCountJournaledRecordsOnceStored(t *testing.T) {
 
 func testGroupsCountJournaledRecordsOnceStored(t *testing.T) {
 	b := setup(t, journal.Options{})
-	if _, _, err := b.j.InsertFailure(b.ctx, failure(t, b.tenant.ID, -1)); err != nil {
+	if _, _, err := storetest.Insert(b.ctx, b.j, failure(t, b.tenant.ID, -1)); err != nil {
 		t.Fatal(err)
 	}
 	b.inner.down.Store(true)
 	var fp string
 	for i := range 3 {
-		f, _, err := b.j.InsertFailure(b.ctx, failure(t, b.tenant.ID, i))
+		f, _, err := storetest.Insert(b.ctx, b.j, failure(t, b.tenant.ID, i))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/journal"
 	"github.com/omcp/toolfailure/store/postgres"
+	"github.com/omcp/toolfailure/store/storetest"
 )
 
 // PostgreSQL stopped hard (pg_ctl stop -m immediate) in the middle of a load, then started again:
@@ -70,7 +71,7 @@ func TestPostgresHardStopMidLoad(t *testing.T) {
 					f.IdempotencyKey = fmt.Sprintf("w%d-%d", w, i)
 				}
 				start := time.Now()
-				stored, _, err := j.InsertFailure(ctx, f)
+				stored, _, err := storetest.Insert(ctx, j, f)
 				if d := time.Since(start); d > time.Duration(slowest.Load()) {
 					slowest.Store(int64(d))
 				}

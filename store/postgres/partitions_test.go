@@ -18,6 +18,7 @@ import (
 	"github.com/omcp/toolfailure/internal/pgtest"
 	"github.com/omcp/toolfailure/migrations"
 	"github.com/omcp/toolfailure/store"
+	"github.com/omcp/toolfailure/store/storetest"
 )
 
 func openMigrated(t *testing.T) (*Store, string) {
@@ -83,7 +84,7 @@ func TestPartitionsAheadAndOnDemand(t *testing.T) {
 	}
 	old := now.AddDate(0, 0, -200)
 	f := record(t, tenant.ID, old, "")
-	if _, created, err := s.InsertFailure(ctx, f); err != nil || !created {
+	if _, created, err := storetest.Insert(ctx, s, f); err != nil || !created {
 		t.Fatalf("insert of a record 200 days old: created %v, %v", created, err)
 	}
 	if got, err := s.GetFailure(ctx, tenant.ID, f.ID); err != nil || got.ID != f.ID {
@@ -164,7 +165,7 @@ func TestDropExpiredPartitions(t *testing.T) {
 	for _, tenant := range []store.Tenant{short, long} {
 		for _, age := range ages {
 			f := record(t, tenant.ID, now.AddDate(0, 0, -age), fmt.Sprintf("key-%d", age))
-			if _, _, err := s.InsertFailure(ctx, f); err != nil {
+			if _, _, err := storetest.Insert(ctx, s, f); err != nil {
 				t.Fatal(err)
 			}
 			ids[fmt.Sprint(tenant.Name, age)] = f.ID
@@ -209,7 +210,7 @@ func TestDropExpiredPartitions(t *testing.T) {
 		created bool
 	}{{long, 40, true}, {short, 20, true}, {long, 20, false}, {short, 1, false}} {
 		f := record(t, c.tenant.ID, now, fmt.Sprintf("key-%d", c.age))
-		_, created, err := s.InsertFailure(ctx, f)
+		_, created, err := storetest.Insert(ctx, s, f)
 		if err != nil || created != c.created {
 			t.Errorf("tenant %s key-%d again: created %v, %v; want created %v", c.tenant.Name, c.age, created, err, c.created)
 		}
@@ -298,17 +299,17 @@ func TestMigrationToPartitionsKeepsRecords(t *testing.T) {
 			t.Fatalf("record of key %s lost by the migration: %v", f.IdempotencyKey, err)
 		}
 		again := record(t, tenant.ID, now, f.IdempotencyKey)
-		stored, created, err := s.InsertFailure(ctx, again)
+		stored, created, err := storetest.Insert(ctx, s, again)
 		if err != nil || created || stored.ID != f.ID {
 			t.Fatalf("key %s after the migration: created %v, %v; want the record migrated", f.IdempotencyKey, created, err)
 		}
 	}
 	// Records of today still go to the old table, which covers up to tomorrow's end; later days
 	// have partitions of their own.
-	if _, _, err := s.InsertFailure(ctx, record(t, tenant.ID, now, "")); err != nil {
+	if _, _, err := storetest.Insert(ctx, s, record(t, tenant.ID, now, "")); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.InsertFailure(ctx, record(t, tenant.ID, now.AddDate(0, 0, 3), "")); err != nil {
+	if _, _, err := storetest.Insert(ctx, s, record(t, tenant.ID, now.AddDate(0, 0, 3), "")); err != nil {
 		t.Fatal(err)
 	}
 }

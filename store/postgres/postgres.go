@@ -385,16 +385,15 @@ const insertFailure = `WITH taken AS (INSERT INTO failure_keys (tenant_id, idemp
 	WHERE $16::text IS NULL OR EXISTS (SELECT FROM taken)
 	RETURNING ` + failureColumns
 
-// InsertFailure writes f and returns once the write is committed.
+// InsertFailure writes p and returns once the write is committed.
 //
-// Concurrent calls share a commit (see batcher): f is checked here, on the caller's goroutine, so
-// that a record that breaks the contract is refused alone and never reaches a batch.
-func (s *Store) InsertFailure(ctx context.Context, f store.Failure) (store.Failure, bool, error) {
-	prepared, err := store.Prepare(f)
+// Concurrent calls share a commit (see batcher): p was checked by store.Prepare, on the caller's
+// goroutine, so that a record that breaks the contract is refused alone and never reaches a batch.
+func (s *Store) InsertFailure(ctx context.Context, p store.Prepared) (store.Failure, bool, error) {
+	f, err := p.Record()
 	if err != nil {
-		return store.Failure{}, false, fmt.Errorf("store failure %s: %w", canonical.ID(f.ID), err)
+		return store.Failure{}, false, err
 	}
-	f = prepared
 	if err := s.checkTenant(ctx, f.TenantID); err != nil {
 		return store.Failure{}, false, fmt.Errorf("store failure %s: %w", canonical.ID(f.ID), err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/omcp/toolfailure/internal/pgcluster"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/postgres"
+	"github.com/omcp/toolfailure/store/storetest"
 )
 
 // A real streaming replica (pg_basebackup from a private primary): lookups are answered by the
@@ -158,7 +159,7 @@ func insert(t *testing.T, s store.Store, tenantID int64) store.Failure {
 		Class: store.ClassReliability, Code: "retryable_transient_error", Retryable: true,
 		Error: json.RawMessage(`{"message":"connection reset","type":"ECONNRESET"}`),
 	}
-	stored, _, err := s.InsertFailure(t.Context(), f)
+	stored, _, err := storetest.Insert(t.Context(), s, f)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -252,11 +252,11 @@ func (g *Store) SessionRevoked(ctx context.Context, tenantID int64, id [16]byte)
 	return g.Store.SessionRevoked(ctx, tenantID, id)
 }
 
-func (g *Store) InsertFailure(ctx context.Context, f store.Failure) (store.Failure, bool, error) {
+func (g *Store) InsertFailure(ctx context.Context, p store.Prepared) (store.Failure, bool, error) {
 	if err := g.gate(); err != nil {
 		return store.Failure{}, false, err
 	}
-	return g.Store.InsertFailure(ctx, f)
+	return g.Store.InsertFailure(ctx, p)
 }
 
 func (g *Store) GetFailure(ctx context.Context, tenantID int64, id [16]byte) (store.Failure, error) {

@@ -13,6 +13,7 @@ import (
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/postgres"
 	"github.com/omcp/toolfailure/store/schemagate"
+	"github.com/omcp/toolfailure/store/storetest"
 )
 
 // TestMigratesOnceTheDatabaseAnswers: a store opened while PostgreSQL cannot be reached, and
@@ -44,7 +45,7 @@ func TestMigratesOnceTheDatabaseAnswers(t *testing.T) {
 	}
 	f := store.Failure{TenantID: 1, ID: uuid.Must(uuid.NewV7()), Tool: "t", Class: store.ClassCapability,
 		Code: "invalid_input", Error: json.RawMessage(`{"message":"x"}`)}
-	if _, _, err := g.InsertFailure(ctx, f); !errors.Is(err, store.ErrUnavailable) {
+	if _, _, err := storetest.Insert(ctx, g, f); !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("InsertFailure before the migration: %v, want store.ErrUnavailable", err)
 	}
 	events := make(chan store.RuleEvent, 16)
@@ -72,7 +73,7 @@ func TestMigratesOnceTheDatabaseAnswers(t *testing.T) {
 		t.Fatalf("EnsureTenant after the migration: %v", err)
 	}
 	f.TenantID = tenant.ID
-	if _, created, err := g.InsertFailure(ctx, f); err != nil || !created {
+	if _, created, err := storetest.Insert(ctx, g, f); err != nil || !created {
 		t.Fatalf("InsertFailure after the migration: %v %v", created, err)
 	}
 	if e := <-events; e.Kind != store.RuleWatchStarted {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/sqlite"
+	"github.com/omcp/toolfailure/store/storetest"
 )
 
 // fill writes n records of about 2 KB to a new store at path and closes it, which checkpoints
@@ -34,7 +35,7 @@ func fill(t *testing.T, path string, n int) {
 	}
 	msg, _ := json.Marshal(map[string]string{"message": strings.Repeat("connection reset by peer ", 80)})
 	for range n {
-		if _, _, err := s.InsertFailure(t.Context(), store.Failure{
+		if _, _, err := storetest.Insert(t.Context(), s, store.Failure{
 			TenantID: tenant.ID, ID: uuid.Must(uuid.NewV7()), Tool: "read_file",
 			Class: store.ClassReliability, Code: "retryable_transient_error", Error: msg,
 		}); err != nil {

@@ -482,15 +482,14 @@ const insertFailure = `INSERT INTO failures (` + failureColumns + `)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`
 
-// InsertFailure writes f in one transaction on the writer connection. An idempotency replay is
+// InsertFailure writes p in one transaction on the writer connection. An idempotency replay is
 // detected by the insert changing nothing, and the existing record is read in the same
 // transaction; since writes are serialised, no other writer can come in between.
-func (s *Store) InsertFailure(ctx context.Context, f store.Failure) (store.Failure, bool, error) {
-	prepared, err := store.Prepare(f)
+func (s *Store) InsertFailure(ctx context.Context, p store.Prepared) (store.Failure, bool, error) {
+	f, err := p.Record()
 	if err != nil {
-		return store.Failure{}, false, fmt.Errorf("store failure %s: %w", canonical.ID(f.ID), err)
+		return store.Failure{}, false, err
 	}
-	f = prepared
 	var (
 		stored  store.Failure
 		created bool

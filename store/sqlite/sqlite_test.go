@@ -126,7 +126,7 @@ func TestConcurrentInsertsLoseNothing(t *testing.T) {
 					errs <- err
 					return
 				}
-				_, _, err = b.store.InsertFailure(ctx, store.Failure{
+				_, _, err = storetest.Insert(ctx, b.store, store.Failure{
 					TenantID: tenant.ID, ID: id, Tool: "search", Class: store.ClassCapability,
 					Code: "invalid_input", Error: json.RawMessage(`{"message":"bad query"}`),
 				})

@@ -54,7 +54,7 @@ func runBatching(t *testing.T, h Harness) {
 		created := make([]bool, len(inputs))
 		errs := make([]error, len(inputs))
 		race(len(inputs), func(i int) {
-			results[i], created[i], errs[i] = b.store.InsertFailure(b.ctx, inputs[i])
+			results[i], created[i], errs[i] = Insert(b.ctx, b.store, inputs[i])
 		})
 		requireNoError(t, errors.Join(errs...))
 
@@ -104,7 +104,7 @@ func runBatching(t *testing.T, h Harness) {
 		f := minimalFailure(t, b.tenant.ID)
 		created := make([]bool, 2)
 		errs := make([]error, 2)
-		race(2, func(i int) { _, created[i], errs[i] = b.store.InsertFailure(b.ctx, f) })
+		race(2, func(i int) { _, created[i], errs[i] = Insert(b.ctx, b.store, f) })
 		ok, conflicts := 0, 0
 		for i := range 2 {
 			switch {
@@ -151,7 +151,7 @@ func runBatching(t *testing.T, h Harness) {
 			}
 		}
 		errs := make([]error, len(inputs))
-		race(len(inputs), func(i int) { _, _, errs[i] = b.store.InsertFailure(b.ctx, inputs[i].f) })
+		race(len(inputs), func(i int) { _, _, errs[i] = Insert(b.ctx, b.store, inputs[i].f) })
 		for i, in := range inputs {
 			switch {
 			case in.any:

@@ -63,7 +63,7 @@ func runDurability(t *testing.T, h Harness) {
 		// Idempotency keys outlive the process too.
 		replay := minimalFailure(t, b.tenant.ID)
 		replay.IdempotencyKey = acked[len(acked)-1].IdempotencyKey
-		again, created, err := s.InsertFailure(b.ctx, replay)
+		again, created, err := Insert(b.ctx, s, replay)
 		requireNoError(t, err)
 		if created {
 			t.Fatal("idempotency key forgotten across a restart")

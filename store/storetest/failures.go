@@ -21,7 +21,7 @@ func runFailures(t *testing.T, h Harness) {
 		in := fullFailure(t, b.tenant.ID)
 		want := expectStored(in)
 
-		stored, created, err := b.store.InsertFailure(b.ctx, in)
+		stored, created, err := Insert(b.ctx, b.store, in)
 		requireNoError(t, err)
 		if !created {
 			t.Fatal("created = false for a new record")
@@ -172,7 +172,7 @@ func runFailures(t *testing.T, h Harness) {
 		} {
 			f := fullFailure(t, b.tenant.ID)
 			tc.mutate(&f)
-			_, _, err := b.store.InsertFailure(b.ctx, f)
+			_, _, err := Insert(b.ctx, b.store, f)
 			if err == nil {
 				t.Errorf("%s: InsertFailure succeeded, want an error", tc.name)
 				continue
@@ -180,6 +180,10 @@ func runFailures(t *testing.T, h Harness) {
 			if tc.is != nil && !errors.Is(err, tc.is) {
 				t.Errorf("%s: error %v, want %v", tc.name, err, tc.is)
 			}
+		}
+		// Only store.Prepare makes a record that a store takes: the zero Prepared is refused.
+		if _, _, err := b.store.InsertFailure(b.ctx, store.Prepared{}); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("InsertFailure(zero Prepared): error %v, want %v", err, store.ErrInvalid)
 		}
 		list, err := b.store.ListFailures(b.ctx, b.tenant.ID, store.ListQuery{})
 		requireNoError(t, err)
@@ -193,7 +197,7 @@ func runFailures(t *testing.T, h Harness) {
 		b := setup(t, h)
 		f := minimalFailure(t, b.tenant.ID)
 		insert(t, b.ctx, b.store, f)
-		_, _, err := b.store.InsertFailure(b.ctx, f)
+		_, _, err := Insert(b.ctx, b.store, f)
 		requireErrorIs(t, err, store.ErrConflict)
 	})
 
@@ -261,7 +265,7 @@ func runFailures(t *testing.T, h Harness) {
 		want.Error = json.RawMessage(`{"message":"bad\u2400byte","attributes":{"k\u2400":"v\u2400"},"literal":"\\u0000 is text"}`)
 		want.ToolAnnotations = json.RawMessage(`{"title":"\u2400"}`)
 
-		stored, created, err := b.store.InsertFailure(b.ctx, in)
+		stored, created, err := Insert(b.ctx, b.store, in)
 		requireNoError(t, err)
 		if !created {
 			t.Fatal("created = false for a new record")
@@ -285,7 +289,7 @@ func runFailures(t *testing.T, h Harness) {
 		// The same idempotency key, NUL and all, finds the same record.
 		again := minimalFailure(t, b.tenant.ID)
 		again.IdempotencyKey = in.IdempotencyKey
-		replay, created, err := b.store.InsertFailure(b.ctx, again)
+		replay, created, err := Insert(b.ctx, b.store, again)
 		requireNoError(t, err)
 		if created || replay.ID != in.ID {
 			t.Fatalf("replay with the same key: created=%v id=%x, want the first record", created, replay.ID)
@@ -570,7 +574,7 @@ func runIdempotency(t *testing.T, h Harness) {
 
 		replay := minimalFailure(t, b.tenant.ID) // different ID and content, same key
 		replay.IdempotencyKey = "report-1"
-		again, created, err := b.store.InsertFailure(b.ctx, replay)
+		again, created, err := Insert(b.ctx, b.store, replay)
 		requireNoError(t, err)
 		if created {
 			t.Fatal("created = true for a replayed idempotency key")
@@ -594,7 +598,7 @@ func runIdempotency(t *testing.T, h Harness) {
 		b := setup(t, h)
 		f := fullFailure(t, b.tenant.ID)
 		stored := insert(t, b.ctx, b.store, f)
-		again, created, err := b.store.InsertFailure(b.ctx, f) // a client retrying verbatim
+		again, created, err := Insert(b.ctx, b.store, f) // a client retrying verbatim
 		requireNoError(t, err)
 		if created {
 			t.Fatal("created = true for a verbatim retry")
@@ -618,7 +622,7 @@ func runIdempotency(t *testing.T, h Harness) {
 			inputs[i].AgentGuidance = fmt.Sprintf("caller %d", i)
 		}
 		race(n, func(i int) {
-			results[i], created[i], errs[i] = b.store.InsertFailure(b.ctx, inputs[i])
+			results[i], created[i], errs[i] = Insert(b.ctx, b.store, inputs[i])
 		})
 		requireNoError(t, errors.Join(errs...))
 
@@ -675,7 +679,7 @@ func runConcurrency(t *testing.T, h Harness) {
 		errs := make([]error, writers)
 		race(writers, func(w int) {
 			for _, f := range inputs[w*each : (w+1)*each] {
-				if _, _, err := b.store.InsertFailure(b.ctx, f); err != nil {
+				if _, _, err := Insert(b.ctx, b.store, f); err != nil {
 					errs[w] = err
 					return
 				}

@@ -57,7 +57,7 @@ func runGroups(t *testing.T, h Harness) {
 		}
 		f = groupRecord(t, b.tenant.ID, "get_order", "anything", base)
 		f.Fingerprint = "XYZ"
-		if _, _, err := b.store.InsertFailure(b.ctx, f); !errors.Is(err, store.ErrInvalid) {
+		if _, _, err := Insert(b.ctx, b.store, f); !errors.Is(err, store.ErrInvalid) {
 			t.Fatalf("malformed fingerprint: err = %v, want ErrInvalid", err)
 		}
 		// The high bit set: stored as a negative integer, read back as the same text.
@@ -300,7 +300,7 @@ func runGroups(t *testing.T, h Harness) {
 		race(n, func(i int) {
 			f := groupRecord(t, b.tenant.ID, "get_order", fmt.Sprintf("%s %d not found", []string{"order", "invoice", "parcel"}[i%3], i), base.Add(time.Duration(i)*time.Millisecond))
 			var s store.Failure
-			s, _, errs[i] = b.store.InsertFailure(b.ctx, f)
+			s, _, errs[i] = Insert(b.ctx, b.store, f)
 			fps[i] = s.Fingerprint
 			if i%10 == 0 {
 				// Readers meanwhile see consistent, if partial, counts, or are told to retry (a

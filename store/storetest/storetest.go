@@ -270,9 +270,25 @@ func race(n int, fn func(i int)) {
 	wg.Wait()
 }
 
+// Inserter is the store.Store method that Insert calls.
+type Inserter interface {
+	InsertFailure(ctx context.Context, p store.Prepared) (store.Failure, bool, error)
+}
+
+// Insert does what every caller of a store does with a record: store.Prepare, on the caller's
+// goroutine, then InsertFailure. The error is either's, so that a test can send a record that
+// Prepare refuses where a caller could.
+func Insert(ctx context.Context, s Inserter, f store.Failure) (store.Failure, bool, error) {
+	p, err := store.Prepare(f)
+	if err != nil {
+		return store.Failure{}, false, err
+	}
+	return s.InsertFailure(ctx, p)
+}
+
 func insert(t *testing.T, ctx context.Context, s store.Store, f store.Failure) store.Failure {
 	t.Helper()
-	stored, created, err := s.InsertFailure(ctx, f)
+	stored, created, err := Insert(ctx, s, f)
 	requireNoError(t, err)
 	if !created {
 		t.Fatalf("InsertFailure(%s): created = false, want a new record", uuid.UUID(f.ID))

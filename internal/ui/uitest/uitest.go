@@ -30,6 +30,7 @@ import (
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/postgres"
 	"github.com/omcp/toolfailure/store/sqlite"
+	"github.com/omcp/toolfailure/store/storetest"
 )
 
 // Backend is a real store: the embedded SQLite one or PostgreSQL.
@@ -198,7 +199,7 @@ func (b *Bundle) Insert(t *testing.T, tenant store.Tenant, f store.Failure) stri
 	if f.Error == nil {
 		f.Error = []byte(`{"message":"boom"}`)
 	}
-	if _, _, err := b.Store.InsertFailure(context.Background(), f); err != nil {
+	if _, _, err := storetest.Insert(context.Background(), b.Store, f); err != nil {
 		t.Fatalf("insert: %v", err)
 	}
 	return id.String()
