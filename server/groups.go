@@ -201,8 +201,11 @@ func (s *failureService) GetGroup(ctx context.Context, req *v1.GetGroupRequest) 
 	if err != nil {
 		return nil, storeFailed(ctx, "get group", p.TenantID, lookupFailed, err)
 	}
+	// The shadow evidence and the recent records come from one read of the newest records, held
+	// to the byte budget of a ListFailures page (ShadowRecords says how many it was).
 	records, err := s.cfg.Store.ListFailures(ctx, p.TenantID, store.ListQuery{
 		Filter: store.Filter{Fingerprint: fp, Since: since, Until: until}, Limit: shadowRecords,
+		MaxBytes: s.cfg.Limits.MaxListBytes,
 	})
 	if err != nil {
 		return nil, storeFailed(ctx, "get group records", p.TenantID, lookupFailed, err)

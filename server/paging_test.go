@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/omcp/toolfailure/correlation"
+	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/storetest"
+	"google.golang.org/protobuf/proto"
 )
 
 // TestFullPageHasNextPageToken: a page of the largest size with more
@@ -193,5 +195,35 @@ func TestListFailuresRecordOverBudget(t *testing.T) {
 		if len(p) != 1 || p[0] != ids[i] {
 			t.Fatalf("page %d = %v, want [%s]", i, p, ids[i])
 		}
+	}
+}
+
+// TestGetGroupByteBudget: GetGroup reads a group's newest records for its shadow evidence and
+// its recent records within the byte budget of a ListFailures page, so that a group of large
+// records gives a bounded answer (it read up to 1,000 records whatever their size).
+func TestGetGroupByteBudget(t *testing.T) {
+	t.Parallel()
+	b := setupWith(t, func(c *server.Config) { c.Limits.MaxListBytes = 256 << 10 })
+	const record = 100 << 10
+	ids := classifyLarge(t, b, 8, record)
+	fc := b.failures(b.lookupKey)
+	got, err := fc.GetFailure(t.Context(), &v1.GetFailureRequest{CorrelationId: ids[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	group, err := fc.GetGroup(t.Context(), &v1.GetGroupRequest{Fingerprint: got.GetFailure().GetFingerprint()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := group.GetGroup().GetCount(); n != int64(len(ids)) {
+		t.Fatalf("the group counts %d records, want %d", n, len(ids))
+	}
+	read, recent := group.GetShadowRecords(), len(group.GetRecent())
+	if read < 1 || read > 3 || recent != int(read) {
+		t.Errorf("GetGroup read %d records and returned %d of %d records of %d KiB; want 1 to 3 (a 256 KiB budget), all returned",
+			read, recent, len(ids), record>>10)
+	}
+	if n := proto.Size(group); n > 256<<10+record+64<<10 {
+		t.Errorf("GetGroup answered %d bytes, over the budget of %d and one record", n, 256<<10)
 	}
 }

@@ -22,8 +22,10 @@ import (
 const (
 	// suggestWindow is how far back SuggestRule reads the group's records and the tenant's others.
 	suggestWindow = 7 * 24 * time.Hour
-	// suggestRecords caps each of the two reads.
+	// suggestRecords caps each of the two reads, and suggestBytes their size (store.RecordSize):
+	// a group of large records drafts from fewer of them rather than holding them all in memory.
 	suggestRecords = 1000
+	suggestBytes   = DefaultMaxListBytes
 	// suggestPriority ranks a suggestion above the baseline and among ordinary tenant rules.
 	suggestPriority = 100
 )
@@ -67,12 +69,12 @@ func SuggestRule(ctx context.Context, groups GroupStore, tenantID int64, fp stri
 		return ruleset.Rule{}, "", fmt.Errorf("group %s: %w", fp, err)
 	}
 	members, err := groups.ListFailures(ctx, tenantID, store.ListQuery{
-		Filter: store.Filter{Fingerprint: fp, Since: since, Until: now}, Limit: suggestRecords})
+		Filter: store.Filter{Fingerprint: fp, Since: since, Until: now}, Limit: suggestRecords, MaxBytes: suggestBytes})
 	if err != nil {
 		return ruleset.Rule{}, "", fmt.Errorf("records of group %s: %w", fp, err)
 	}
 	recent, err := groups.ListFailures(ctx, tenantID, store.ListQuery{
-		Filter: store.Filter{Since: since, Until: now}, Limit: suggestRecords})
+		Filter: store.Filter{Since: since, Until: now}, Limit: suggestRecords, MaxBytes: suggestBytes})
 	if err != nil {
 		return ruleset.Rule{}, "", fmt.Errorf("recent records: %w", err)
 	}
