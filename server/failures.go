@@ -174,6 +174,9 @@ func failureProto(f store.Failure, traceURL *telemetry.TraceURLTemplate) (*v1.Fa
 	if !f.RetryNotBefore.IsZero() {
 		pf.RetryNotBefore = timestamppb.New(f.RetryNotBefore)
 	}
+	for _, id := range f.SameCallIDs() {
+		pf.SameCallIds = append(pf.SameCallIds, correlation.ID(id).String())
+	}
 	if len(f.Shadow) > 0 {
 		shadows, err := store.DecodeShadow(f.Shadow)
 		if err != nil {

@@ -34,10 +34,17 @@ func (p Prepared) Record() (Failure, error) {
 	return p.f, nil
 }
 
-// WithoutIdempotencyKey returns p with no idempotency key, which no rule of a record needs: a
-// journal replaying a record whose key another record took meanwhile stores it without one.
-func (p Prepared) WithoutIdempotencyKey() Prepared {
+// SameCallAs returns p without its idempotency key and linked to holder, the record that holds
+// the key: a journal replaying a record whose key another record took meanwhile stores it so
+// (Failure.SameCallAs), which keeps both IDs valid and lets lookups name each from the other.
+// No rule of a record needs the key, and the link is to another record of the same tenant, so
+// the result needs no new check; a holder equal to the record's own ID, which no store answers
+// with, leaves p without the key and unlinked.
+func (p Prepared) SameCallAs(holder [16]byte) Prepared {
 	p.f.IdempotencyKey = ""
+	if holder != p.f.ID {
+		p.f.SameCallAs = holder
+	}
 	return p
 }
 
@@ -64,6 +71,7 @@ func Prepare(f Failure) (Prepared, error) {
 	f.Tool, f.Server, f.Code = ReplaceNUL(f.Tool), ReplaceNUL(f.Server), ReplaceNUL(f.Code)
 	f.AgentGuidance, f.RuleID, f.IdempotencyKey = ReplaceNUL(f.AgentGuidance), ReplaceNUL(f.RuleID), ReplaceNUL(f.IdempotencyKey)
 	f.Error = replaceNULInJSON(f.Error)
+	f.NamedBy = nil // GetFailure computes it; a record that is written does not carry it
 	f.ToolAnnotations = replaceNULInJSON(absentJSON(f.ToolAnnotations))
 	f.Shadow = replaceNULInJSON(absentJSON(f.Shadow))
 	if err := checkFailure(f); err != nil {
@@ -186,6 +194,10 @@ func checkFailure(f Failure) error {
 		return bad("trace ID %q is not 32 lowercase hex digits", f.TraceID)
 	case f.SpanID != "" && !isLowerHex(f.SpanID, 16):
 		return bad("span ID %q is not 16 lowercase hex digits", f.SpanID)
+	case f.SameCallAs != ([16]byte{}) && f.IdempotencyKey != "":
+		return bad("a record linked to the one holding its idempotency key (sameCallAs) has no key")
+	case f.SameCallAs != ([16]byte{}) && f.SameCallAs == f.ID:
+		return bad("sameCallAs names the record itself")
 	case f.Fingerprint != "" && !fingerprint.Valid(f.Fingerprint):
 		return bad("fingerprint %q is not 16 lowercase hex digits", f.Fingerprint)
 	}

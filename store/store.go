@@ -144,6 +144,16 @@ type Failure struct {
 	// IdempotencyKey, when set, makes the insert idempotent per tenant; "" = none.
 	IdempotencyKey string
 
+	// SameCallAs is the ID of the record that holds the idempotency key this record was reported
+	// with, when this record had to be stored without it: a journal replaying it after an outage
+	// found the key taken meanwhile (Prepared.SameCallAs). Both were answered to someone, so both
+	// stay, and the link lets a lookup of either name the other. Zero = none; a record with a
+	// link has no idempotency key.
+	SameCallAs [16]byte
+	// NamedBy is the IDs of the tenant's records whose SameCallAs is this record's ID, oldest
+	// first: the other direction of the link. Only GetFailure fills it; it is not stored.
+	NamedBy [][16]byte
+
 	// Fingerprint names the problem this record is one occurrence of (package fingerprint): 16
 	// lower-case hex characters. Prepare computes it from Tool and Error when it is empty, so every
 	// stored record has one; "" only on records written before fingerprints existed.
@@ -153,6 +163,16 @@ type Failure struct {
 	CreatedAt time.Time
 	// OccurredAt is when the error happened, as far as the caller knows; zero means CreatedAt.
 	OccurredAt time.Time
+}
+
+// SameCallIDs returns the IDs of the records that were stored for the same call as f: the one
+// its SameCallAs names, then those of NamedBy. Lookups show them as linked.
+func (f Failure) SameCallIDs() [][16]byte {
+	var out [][16]byte
+	if f.SameCallAs != ([16]byte{}) {
+		out = append(out, f.SameCallAs)
+	}
+	return append(out, f.NamedBy...)
 }
 
 // Filter narrows ListFailures. Zero values do not filter; set fields are ANDed.

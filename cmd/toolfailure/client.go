@@ -69,6 +69,8 @@ func newLookupCmd() *cobra.Command {
 		Short: "Show one failure by its correlation ID",
 		Long: `Show one failure record by its correlation ID, as support sees it: class and code,
 guidance, the tool, the raw error (redacted), the rule that decided, the trace and the web page.
+When a call retried across a database outage was answered with two IDs, each record names the
+other ("Same call as"; sameCallIds in JSON).
 
 IDs pasted from tickets may have spaces, any case or no tf_ prefix, or come with the text around
 them (quotes, "correlationId: …", a JSON fragment): the one tf_ token is taken. A typo is caught by
@@ -184,6 +186,9 @@ func printFailure(w io.Writer, f *v1.Failure, serverURL string) {
 		}
 	}
 	row("Correlation ID", f.GetCorrelationId())
+	// A call retried across a database outage can have two IDs, each its own record (docs/reference.md,
+	// "Idempotency across an outage"): support must see that they are one call.
+	row("Same call as", strings.Join(f.GetSameCallIds(), ", "))
 	row("Outcome", className(f.GetClass())+" / "+f.GetCode())
 	retry := "no"
 	if f.GetRetryable() {

@@ -116,7 +116,13 @@ type failureView struct {
 	NearbyURL      string
 	ProblemURL     string
 	Fingerprint    string
+	// SameCall links the other records of this call: a call retried across a database outage
+	// can have two IDs, both valid (docs/reference.md, "Idempotency across an outage").
+	SameCall []idLink
 }
+
+// idLink is a correlation ID and the URL of its failure page.
+type idLink struct{ ID, URL string }
 
 type keyValue struct{ Key, Value string }
 
@@ -176,6 +182,10 @@ func (h *handler) failure(w http.ResponseWriter, r *http.Request, p auth.Princip
 		v.RuleURL = ruleURL(f.RuleID)
 	}
 	v.ProblemURL, v.Fingerprint = problemURL(f), f.Fingerprint
+	for _, same := range f.SameCallIDs() {
+		sid := correlation.ID(same).String()
+		v.SameCall = append(v.SameCall, idLink{ID: sid, URL: basePath + "failures/" + sid})
+	}
 
 	// Other failures of the same tool and code around that time, from the same MCP server when the
 	// record names one (store.NearbyFilter says why).

@@ -47,9 +47,12 @@
 // pending gets the pending record's ID), and against the store when it is up. During an outage,
 // two replicas, each with its own journal, cannot see each other's keys, and no journal can see the
 // keys that the store took before the outage; when a journaled record's key is taken in the store
-// by the time it is replayed, it is replayed without its key, so that both IDs, each shown to
-// someone, stay valid, and the log names both (docs/reference.md, "Idempotency across an outage"). A record that the store refuses for good (its tenant was deleted meanwhile) is written to
-// quarantine.jsonl in the journal directory and logged as an error; it is never dropped silently.
+// by the time it is replayed, it is replayed without its key and linked to the record that holds
+// it (store.Prepared.SameCallAs), so that both IDs, each shown to someone, stay valid, a lookup of
+// either names the other, and the log names both (docs/reference.md, "Idempotency across an
+// outage"). A record that the store refuses for good (its tenant was deleted meanwhile) is written
+// to quarantine.jsonl in the journal directory and logged as an error; it is never dropped
+// silently.
 //
 // # On disk
 //

@@ -125,12 +125,13 @@ func (s *Store) drainOne(e *entry) error {
 		// While the record waited here, another one took its idempotency key in the store (a retry
 		// that reached another replica, say, or a record stored before the outage that the journal
 		// could not see). Both IDs were shown to someone, so both must stay valid: this one is
-		// stored without the key. The log line is where the two are linked (docs/reference.md,
-		// "Idempotency across an outage"), by the correlation IDs that support looks up.
+		// stored without the key, linked to the record that holds it, so that a lookup of either
+		// names the other (docs/reference.md, "Idempotency across an outage"). The log line says
+		// the same for whoever reads logs rather than records.
 		s.log.Warn("journal: idempotency key taken meanwhile; storing the journaled record without it",
 			"correlationId", correlation.ID(f.ID).String(), "tenant", f.TenantID,
 			"sameKeyAs", correlation.ID(stored.ID).String())
-		_, _, err = s.Store.InsertFailure(ctx, p.WithoutIdempotencyKey())
+		_, _, err = s.Store.InsertFailure(ctx, p.SameCallAs(stored.ID))
 	}
 	switch {
 	case err == nil, errors.Is(err, store.ErrConflict):

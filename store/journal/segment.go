@@ -59,6 +59,7 @@ type record struct {
 	TraceID         string          `json:"traceId,omitempty"`
 	SpanID          string          `json:"spanId,omitempty"`
 	IdempotencyKey  string          `json:"idempotencyKey,omitempty"`
+	SameCallAs      string          `json:"sameCallAs,omitempty"` // 32 hex digits; absent = no link
 	CreatedAt       time.Time       `json:"createdAt"`
 	OccurredAt      time.Time       `json:"occurredAt"`
 }
@@ -74,6 +75,9 @@ func encodeRecord(f store.Failure) ([]byte, error) {
 	if !f.RetryNotBefore.IsZero() {
 		t := f.RetryNotBefore
 		r.RetryNotBefore = &t
+	}
+	if f.SameCallAs != ([16]byte{}) {
+		r.SameCallAs = hex.EncodeToString(f.SameCallAs[:])
 	}
 	payload, err := json.Marshal(r)
 	if err != nil {
@@ -104,6 +108,13 @@ func decodeRecord(payload []byte) (store.Failure, error) {
 	f.CreatedAt, f.OccurredAt = r.CreatedAt.UTC(), r.OccurredAt.UTC()
 	if r.RetryNotBefore != nil {
 		f.RetryNotBefore = r.RetryNotBefore.UTC()
+	}
+	if r.SameCallAs != "" {
+		same, err := hex.DecodeString(r.SameCallAs)
+		if err != nil || len(same) != 16 {
+			return store.Failure{}, fmt.Errorf("decode journal record: bad sameCallAs %q", r.SameCallAs)
+		}
+		f.SameCallAs = [16]byte(same)
 	}
 	return f, nil
 }

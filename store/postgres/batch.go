@@ -405,7 +405,7 @@ var binaryResults = []int16{1}
 
 // insertBatch is one statement for any number of rows: the rows travel as one array per column,
 // so the statement text, and so its prepared plan, is the same for every batch size. The order of
-// the arrays is the order of failureColumns.
+// the arrays is the order of insertColumns.
 //
 // A row with an idempotency key takes its key in failure_keys first (see
 // migrations/postgres/00006_partitions.sql) and is written only if the key was free: a key taken
@@ -416,7 +416,7 @@ const insertBatch = `WITH rows AS (SELECT * FROM ` + unnestRows + `),
 		SELECT t, k, i FROM rows WHERE k IS NOT NULL
 		ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
 		RETURNING id)
-	INSERT INTO failures (` + failureColumns + `)
+	INSERT INTO failures (` + insertColumns + `)
 	SELECT ` + rowValues + ` FROM rows WHERE k IS NULL OR i IN (SELECT id FROM taken)
 	RETURNING id`
 
@@ -426,7 +426,7 @@ const insertBatch = `WITH rows AS (SELECT * FROM ` + unnestRows + `),
 // more CPU, not less, which we cannot explain. The plan is left to PostgreSQL:
 // plan_cache_mode=auto settles on the generic plan after a few batches; forcing either plan was no
 // better in `toolfailure bench`.
-const insertBatchNoKeys = `INSERT INTO failures (` + failureColumns + `)
+const insertBatchNoKeys = `INSERT INTO failures (` + insertColumns + `)
 	SELECT ` + rowValues + ` FROM ` + unnestRows + `
 	RETURNING id`
 
@@ -437,7 +437,7 @@ const unnestRows = `unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5:
 		$19::text[], $20::bigint[])
 		AS u(t, i, tool, srv, cl, co, r, rnb, ag, rid, rv, e, a, tr, sp, k, ca, oa, sh, fp)`
 
-// rowValues are unnestRows' columns in the order of failureColumns.
+// rowValues are unnestRows' columns in the order of insertColumns.
 const rowValues = `t, i, tool, srv, cl, co, r, rnb, ag, rid, rv, e::jsonb, a::jsonb, tr, sp, k, ca, oa, sh::jsonb, fp`
 
 // batchColumns is the number of arrays insertBatch takes.
@@ -591,7 +591,7 @@ func insertOne(ctx context.Context, pool *pgxpool.Pool, f store.Failure) (store.
 			f.TenantID, f.ID, f.Tool, f.Server, f.Class, f.Code, f.Retryable, nullTime(f.RetryNotBefore),
 			f.AgentGuidance, f.RuleID, f.RuleVersion, nullJSON(f.Error), nullJSON(f.ToolAnnotations),
 			nullString(f.TraceID), nullString(f.SpanID), nullString(f.IdempotencyKey),
-			f.CreatedAt, f.OccurredAt, nullJSON(f.Shadow), fingerprintArg(f.Fingerprint)))
+			f.CreatedAt, f.OccurredAt, nullJSON(f.Shadow), fingerprintArg(f.Fingerprint), nullID(f.SameCallAs)))
 	}
 	stored, err := insert()
 	if isNoPartition(err) {

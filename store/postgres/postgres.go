@@ -368,9 +368,15 @@ func (s *Store) CountAPIKeys(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-const failureColumns = `tenant_id, id, tool, server, class, code, retryable, retry_not_before,
+// insertColumns are what a batch writes (batch.go); failureColumns are a whole record's. A batch
+// leaves same_call_as out because only a journal's drain sets it, and such a record is written
+// alone (InsertFailure), which keeps the hot path's statement and its arrays as they were.
+const (
+	insertColumns = `tenant_id, id, tool, server, class, code, retryable, retry_not_before,
 	agent_guidance, rule_id, rule_version, error, tool_annotations, trace_id, span_id,
 	idempotency_key, created_at, occurred_at, shadow, fingerprint`
+	failureColumns = insertColumns + `, same_call_as`
+)
 
 // insertFailure is insertBatch for one row, the path of a row whose batch failed: the key first,
 // then the record if the key was free. The casts say what a batch's arrays say.
@@ -381,7 +387,7 @@ const insertFailure = `WITH taken AS (INSERT INTO failure_keys (tenant_id, idemp
 	INSERT INTO failures (` + failureColumns + `)
 	SELECT $1::bigint, $2::uuid, $3::text, $4::text, $5::text, $6::text, $7::boolean, $8::timestamptz,
 		$9::text, $10::text, $11::bigint, $12::jsonb, $13::jsonb, $14::text, $15::text, $16::text,
-		$17::timestamptz, $18::timestamptz, $19::jsonb, $20::bigint
+		$17::timestamptz, $18::timestamptz, $19::jsonb, $20::bigint, $21::uuid
 	WHERE $16::text IS NULL OR EXISTS (SELECT FROM taken)
 	RETURNING ` + failureColumns
 
@@ -397,7 +403,17 @@ func (s *Store) InsertFailure(ctx context.Context, p store.Prepared) (store.Fail
 	if err := s.checkTenant(ctx, f.TenantID); err != nil {
 		return store.Failure{}, false, fmt.Errorf("store failure %s: %w", canonical.ID(f.ID), err)
 	}
-	stored, created, err := s.writer.insert(ctx, f)
+	var (
+		stored  store.Failure
+		created bool
+	)
+	if f.SameCallAs != ([16]byte{}) {
+		// Only a journal's drain links records, a few after an outage: written alone (see
+		// insertColumns).
+		stored, created, err = insertOne(ctx, s.pool, f)
+	} else {
+		stored, created, err = s.writer.insert(ctx, f)
+	}
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
 		// The caller's deadline passed while the database had not answered: from the caller's
 		// side, that is the database being unavailable.
@@ -424,13 +440,23 @@ func (s *Store) checkTenant(ctx context.Context, tenantID int64) error {
 	return nil
 }
 
-// GetFailure reads one record; the tenant is part of the key, so another tenant's ID is simply
-// not found.
+// getFailure reads one record and, in the same statement, the IDs of the records that name it as
+// the same call (store.Failure.NamedBy), through the partial index of links
+// (migrations/postgres/00011_same_call.sql). The tenant is part of both keys, so another tenant's
+// ID is simply not found, and another tenant's record never names this one.
+const getFailure = `SELECT ARRAY(SELECT l.id FROM failures l
+		WHERE l.tenant_id = $1 AND l.same_call_as = $2 ORDER BY l.id),
+	` + failureColumns + ` FROM failures WHERE tenant_id = $1 AND id = $2`
+
+// GetFailure reads one record with the records linked to it.
 func (s *Store) GetFailure(ctx context.Context, tenantID int64, id [16]byte) (store.Failure, error) {
-	f, err := scanFailure(s.pool.QueryRow(ctx,
-		`SELECT `+failureColumns+` FROM failures WHERE tenant_id = $1 AND id = $2`, tenantID, id))
+	var named [][16]byte
+	f, err := scanFailure(&rowSplitter{row: s.pool.QueryRow(ctx, getFailure, tenantID, id), head: []any{&named}})
 	if err != nil {
 		return store.Failure{}, fmt.Errorf("get failure %s: %w", canonical.ID(id), mapError(err))
+	}
+	if len(named) > 0 {
+		f.NamedBy = named
 	}
 	return f, nil
 }
@@ -532,12 +558,16 @@ func scanFailure(row pgx.Row) (store.Failure, error) {
 		shadow                 []byte
 		traceID, spanID, idemp *string
 		fp                     *int64
+		sameCallAs             *[16]byte
 	)
 	err := row.Scan(&f.TenantID, &f.ID, &f.Tool, &f.Server, &f.Class, &f.Code, &f.Retryable,
 		&retryNotBefore, &f.AgentGuidance, &f.RuleID, &f.RuleVersion, &errorJSON, &annotations,
-		&traceID, &spanID, &idemp, &f.CreatedAt, &f.OccurredAt, &shadow, &fp)
+		&traceID, &spanID, &idemp, &f.CreatedAt, &f.OccurredAt, &shadow, &fp, &sameCallAs)
 	if err != nil {
 		return store.Failure{}, err
+	}
+	if sameCallAs != nil {
+		f.SameCallAs = *sameCallAs
 	}
 	if retryNotBefore != nil {
 		f.RetryNotBefore = retryNotBefore.UTC()
@@ -622,6 +652,14 @@ func nullTime(t time.Time) any {
 		return nil
 	}
 	return t
+}
+
+// nullID is an optional record ID as stored: NULL for the zero ID.
+func nullID(id [16]byte) any {
+	if id == ([16]byte{}) {
+		return nil
+	}
+	return id
 }
 
 func nullString(s string) any {

@@ -474,12 +474,12 @@ func (s *Store) CountAPIKeys(ctx context.Context) (int, error) {
 
 const failureColumns = `tenant_id, id, tool, server, class, code, retryable, retry_not_before,
 	agent_guidance, rule_id, rule_version, error, tool_annotations, trace_id, span_id,
-	idempotency_key, created_at, occurred_at, shadow, fingerprint`
+	idempotency_key, created_at, occurred_at, shadow, fingerprint, same_call_as`
 
 // The conflict target repeats the partial index's predicate, which SQLite requires to use a
 // partial unique index as the arbiter.
 const insertFailure = `INSERT INTO failures (` + failureColumns + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`
 
 // InsertFailure writes p in one transaction on the writer connection. An idempotency replay is
@@ -500,7 +500,8 @@ func (s *Store) InsertFailure(ctx context.Context, p store.Prepared) (store.Fail
 			nullMicros(f.RetryNotBefore), f.AgentGuidance, f.RuleID, f.RuleVersion,
 			nullJSON(f.Error), nullJSON(f.ToolAnnotations),
 			nullString(f.TraceID), nullString(f.SpanID), nullString(f.IdempotencyKey),
-			f.CreatedAt.UnixMicro(), f.OccurredAt.UnixMicro(), nullJSON(f.Shadow), nullFingerprint(f.Fingerprint))
+			f.CreatedAt.UnixMicro(), f.OccurredAt.UnixMicro(), nullJSON(f.Shadow), nullFingerprint(f.Fingerprint),
+			nullID(f.SameCallAs))
 		if err != nil {
 			return err
 		}
@@ -523,14 +524,46 @@ func (s *Store) InsertFailure(ctx context.Context, p store.Prepared) (store.Fail
 	return stored, created, nil
 }
 
-// GetFailure reads one record of the tenant.
+// GetFailure reads one record of the tenant and the IDs of the tenant's records that name it as
+// the same call (store.Failure.NamedBy), through the partial index of links
+// (migrations/sqlite/00008_same_call.sql). The two reads share one read transaction, so that
+// they see the same snapshot.
 func (s *Store) GetFailure(ctx context.Context, tenantID int64, id [16]byte) (store.Failure, error) {
-	f, err := scanFailure(s.readers.QueryRowContext(ctx,
-		`SELECT `+failureColumns+` FROM failures WHERE tenant_id = ? AND id = ?`, tenantID, id[:]))
+	f, err := s.getFailure(ctx, tenantID, id)
 	if err != nil {
 		return store.Failure{}, fmt.Errorf("get failure %s: %w", canonical.ID(id), s.mapError(err))
 	}
 	return f, nil
+}
+
+func (s *Store) getFailure(ctx context.Context, tenantID int64, id [16]byte) (store.Failure, error) {
+	tx, err := s.readers.BeginTx(ctx, nil)
+	if err != nil {
+		return store.Failure{}, err
+	}
+	defer func() { _ = tx.Rollback() }()
+	f, err := scanFailure(tx.QueryRowContext(ctx,
+		`SELECT `+failureColumns+` FROM failures WHERE tenant_id = ? AND id = ?`, tenantID, id[:]))
+	if err != nil {
+		return store.Failure{}, err
+	}
+	rows, err := tx.QueryContext(ctx,
+		`SELECT id FROM failures WHERE tenant_id = ? AND same_call_as = ? ORDER BY id`, tenantID, id[:])
+	if err != nil {
+		return store.Failure{}, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var named []byte
+		if err := rows.Scan(&named); err != nil {
+			return store.Failure{}, err
+		}
+		if len(named) != len(id) {
+			return store.Failure{}, fmt.Errorf("linked failure id has %d bytes, want %d", len(named), len(id))
+		}
+		f.NamedBy = append(f.NamedBy, [16]byte(named))
+	}
+	return f, rows.Err()
 }
 
 // ListFailures mirrors the PostgreSQL query: only the filters that are set become predicates, so
@@ -592,12 +625,20 @@ func scanFailure(row scanner) (store.Failure, error) {
 		traceID, spanID, idemp sql.NullString
 		createdAt, occurredAt  int64
 		fp                     sql.NullInt64
+		sameCallAs             []byte
 	)
 	err := row.Scan(&f.TenantID, &id, &f.Tool, &f.Server, &f.Class, &f.Code, &f.Retryable,
 		&retryNotBefore, &f.AgentGuidance, &f.RuleID, &f.RuleVersion, &errorJSON, &annotations,
-		&traceID, &spanID, &idemp, &createdAt, &occurredAt, &shadow, &fp)
+		&traceID, &spanID, &idemp, &createdAt, &occurredAt, &shadow, &fp, &sameCallAs)
 	if err != nil {
 		return store.Failure{}, err
+	}
+	switch len(sameCallAs) {
+	case 0: // NULL: no link
+	case len(f.SameCallAs):
+		f.SameCallAs = [16]byte(sameCallAs)
+	default:
+		return store.Failure{}, fmt.Errorf("same_call_as has %d bytes, want %d", len(sameCallAs), len(f.SameCallAs))
 	}
 	if len(id) != len(f.ID) {
 		return store.Failure{}, fmt.Errorf("failure id has %d bytes, want %d", len(id), len(f.ID))
@@ -624,6 +665,14 @@ func scanFailure(row scanner) (store.Failure, error) {
 		f.Fingerprint = store.FingerprintText(fp.Int64)
 	}
 	return f, nil
+}
+
+// nullID is an optional record ID as stored: NULL for the zero ID.
+func nullID(id [16]byte) any {
+	if id == ([16]byte{}) {
+		return nil
+	}
+	return id[:]
 }
 
 func nullFingerprint(fp string) any {

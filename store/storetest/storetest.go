@@ -48,6 +48,7 @@ func Run(t *testing.T, h Harness) {
 		{"Failures", runFailures},
 		{"List", runList},
 		{"Idempotency", runIdempotency},
+		{"SameCall", runSameCall},
 		{"Concurrency", runConcurrency},
 		{"Rules", runRules},
 		{"Batching", runBatching},
@@ -407,6 +408,7 @@ func requireFailureEqual(t *testing.T, want, got store.Failure) {
 	check("TraceID", want.TraceID == got.TraceID, want.TraceID, got.TraceID)
 	check("SpanID", want.SpanID == got.SpanID, want.SpanID, got.SpanID)
 	check("IdempotencyKey", want.IdempotencyKey == got.IdempotencyKey, want.IdempotencyKey, got.IdempotencyKey)
+	check("SameCallAs", want.SameCallAs == got.SameCallAs, uuid.UUID(want.SameCallAs), uuid.UUID(got.SameCallAs))
 	checkTime("CreatedAt", want.CreatedAt, got.CreatedAt)
 	checkTime("OccurredAt", want.OccurredAt, got.OccurredAt)
 	if len(diffs) > 0 {

@@ -146,7 +146,15 @@ type Failure struct {
 	// occurrence of: the tool, the error type, the status codes and the
 	// message template. Not the class or code, so rule changes regroup
 	// nothing.
-	Fingerprint   string `protobuf:"bytes,19,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
+	Fingerprint string `protobuf:"bytes,19,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
+	// The correlation IDs of the other records of the same call: a call
+	// retried with the same idempotency key across a database outage can be
+	// answered with two IDs, the one that holds the key and one that a
+	// replica's outage journal gave it. Both stay valid; each record names the
+	// other here. GetFailure fills it both ways; ListFailures and GetGroup
+	// name only the record that holds the key, on the records stored without
+	// it. Empty for almost every record.
+	SameCallIds   []string `protobuf:"bytes,20,rep,name=same_call_ids,json=sameCallIds,proto3" json:"same_call_ids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -312,6 +320,13 @@ func (x *Failure) GetFingerprint() string {
 		return x.Fingerprint
 	}
 	return ""
+}
+
+func (x *Failure) GetSameCallIds() []string {
+	if x != nil {
+		return x.SameCallIds
+	}
+	return nil
 }
 
 // ShadowOutcome is the would-be outcome of one shadow-mode rule.
@@ -1081,7 +1096,7 @@ const file_toolfailure_v1_failure_service_proto_rawDesc = "" +
 	"\x11GetFailureRequest\x120\n" +
 	"\x0ecorrelation_id\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01(@R\rcorrelationId\"G\n" +
 	"\x12GetFailureResponse\x121\n" +
-	"\afailure\x18\x01 \x01(\v2\x17.toolfailure.v1.FailureR\afailure\"\x82\x06\n" +
+	"\afailure\x18\x01 \x01(\v2\x17.toolfailure.v1.FailureR\afailure\"\xa6\x06\n" +
 	"\aFailure\x12%\n" +
 	"\x0ecorrelation_id\x18\x01 \x01(\tR\rcorrelationId\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x16\n" +
@@ -1104,7 +1119,8 @@ const file_toolfailure_v1_failure_service_proto_rawDesc = "" +
 	"\x10tool_annotations\x18\x10 \x01(\v2\x1f.toolfailure.v1.ToolAnnotationsR\x0ftoolAnnotations\x12\x1b\n" +
 	"\ttrace_url\x18\x11 \x01(\tR\btraceUrl\x125\n" +
 	"\x06shadow\x18\x12 \x03(\v2\x1d.toolfailure.v1.ShadowOutcomeR\x06shadow\x12 \n" +
-	"\vfingerprint\x18\x13 \x01(\tR\vfingerprint\"\x87\x01\n" +
+	"\vfingerprint\x18\x13 \x01(\tR\vfingerprint\x12\"\n" +
+	"\rsame_call_ids\x18\x14 \x03(\tR\vsameCallIds\"\x87\x01\n" +
 	"\rShadowOutcome\x12\x17\n" +
 	"\arule_id\x18\x01 \x01(\tR\x06ruleId\x12+\n" +
 	"\x05class\x18\x02 \x01(\x0e2\x15.toolfailure.v1.ClassR\x05class\x12\x12\n" +
