@@ -32,6 +32,7 @@ import (
 	"github.com/omcp/toolfailure/internal/pgtest"
 	"github.com/omcp/toolfailure/internal/servicetest"
 	"github.com/omcp/toolfailure/mcpfailure"
+	"github.com/omcp/toolfailure/store/postgres"
 )
 
 // toolfailureBin is the binary under test, built once by TestMain.
@@ -49,13 +50,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build the toolfailure binary: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := pgtest.Run(m)
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }
 
-// service is a toolfailure service started from the binary on a fresh
-// PostgreSQL schema, with one key per scope the examples need.
+// service is a toolfailure service started from the binary on a migrated
+// PostgreSQL schema of its own, with one key per scope the examples need.
 type service struct {
 	url       string
 	reportKey string
@@ -66,7 +67,16 @@ var servingLine = regexp.MustCompile(`serving .* on (http://[^\s"]+)`)
 
 func startService(t *testing.T) *service {
 	t.Helper()
-	dbURL := pgtest.URL(t)
+	// The examples are not about migrating: the schema comes migrated from the test binary's
+	// pool (pgtest.Migrated), and the service's own migration at start-up finds nothing to do.
+	dbURL := pgtest.Migrated(t, "postgres", func(ctx context.Context, u string) error {
+		s, err := postgres.Open(ctx, u)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		return s.Migrate(ctx)
+	})
 	report := mintKey(t, dbURL, "report")
 	lookup := mintKey(t, dbURL, "lookup")
 
@@ -137,9 +147,13 @@ var buildTS struct {
 	err  error
 }
 
-// typescript returns the directory of the TypeScript example, compiled.
+// typescript returns the directory of the TypeScript example, compiled. The
+// Node runs are not in the -short inner loop; the full run has them.
 func typescript(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs node: not in the -short inner loop")
+	}
 	if _, err := exec.LookPath("node"); err != nil {
 		requireOrSkip(t, "node is not installed")
 	}

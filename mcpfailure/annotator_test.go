@@ -17,11 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
-	"github.com/omcp/toolfailure/internal/pgtest"
 	"github.com/omcp/toolfailure/internal/servicetest"
 	"github.com/omcp/toolfailure/mcpfailure"
-	"github.com/omcp/toolfailure/server"
-	"github.com/omcp/toolfailure/store/postgres"
 )
 
 // correlationIDPattern is the contract's format: tf_, 26 Crockford base32
@@ -63,17 +60,7 @@ func TestEveryClass(t *testing.T) {
 // TestPostgres runs the same scenario on the production store.
 func TestPostgres(t *testing.T) {
 	t.Parallel()
-	svc := startService(t, func(t *testing.T) server.Store {
-		s, err := postgres.Open(t.Context(), pgtest.URL(t))
-		if err != nil {
-			t.Fatalf("open PostgreSQL store: %v", err)
-		}
-		t.Cleanup(func() { _ = s.Close() })
-		if err := s.Migrate(t.Context()); err != nil {
-			t.Fatalf("migrate PostgreSQL store: %v", err)
-		}
-		return s
-	})
+	svc := startService(t, postgresStore)
 	checkEveryClass(t, svc, "http-stateless")
 }
 

@@ -14,10 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/omcp/toolfailure/internal/mcpproxy"
-	"github.com/omcp/toolfailure/internal/pgtest"
 	"github.com/omcp/toolfailure/mcpfailure"
-	"github.com/omcp/toolfailure/server"
-	"github.com/omcp/toolfailure/store/postgres"
 )
 
 // The tests of NewAnnotatorFromEnv set the process environment with
@@ -150,17 +147,7 @@ func TestFromEnvUnreachable(t *testing.T) {
 // the key within the default budget, over the connection the start-up
 // check opened: connection set-up is not spent out of the budget.
 func TestFromEnvFirstFailureWithinBudget(t *testing.T) {
-	svc := startService(t, func(t *testing.T) server.Store {
-		s, err := postgres.Open(t.Context(), pgtest.URL(t))
-		if err != nil {
-			t.Fatalf("open PostgreSQL store: %v", err)
-		}
-		t.Cleanup(func() { _ = s.Close() })
-		if err := s.Migrate(t.Context()); err != nil {
-			t.Fatalf("migrate PostgreSQL store: %v", err)
-		}
-		return s
-	})
+	svc := startService(t, postgresStore)
 	front := newConnCounter(t, svc.url)
 
 	a, logs, err := fromEnv(t, front.url, svc.reportKey)

@@ -20,9 +20,11 @@ import (
 	"github.com/omcp/toolfailure/conformance"
 	"github.com/omcp/toolfailure/correlation"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
+	"github.com/omcp/toolfailure/internal/pgtest"
 	"github.com/omcp/toolfailure/internal/servicetest"
 	"github.com/omcp/toolfailure/mcpfailure"
 	"github.com/omcp/toolfailure/server"
+	"github.com/omcp/toolfailure/store/postgres"
 )
 
 // service is a real toolfailure service, over real HTTP, on its own embedded
@@ -38,6 +40,28 @@ type service struct {
 type storeOpener func(t *testing.T) server.Store
 
 func embeddedStore(t *testing.T) server.Store { return servicetest.Embedded(t) }
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// postgresStore opens the production store on a migrated schema of the test's own, from the
+// test binary's pool (pgtest.Migrated): the tests here are not about migrating.
+func postgresStore(t *testing.T) server.Store {
+	t.Helper()
+	u := pgtest.Migrated(t, "postgres", func(ctx context.Context, u string) error {
+		s, err := postgres.Open(ctx, u)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		return s.Migrate(ctx)
+	})
+	s, err := postgres.Open(t.Context(), u)
+	if err != nil {
+		t.Fatalf("open PostgreSQL store: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
 
 func startService(t *testing.T, open storeOpener) *service {
 	t.Helper()

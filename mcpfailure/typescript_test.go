@@ -84,6 +84,12 @@ func nodeEnv(extra ...string) []string {
 // service, and npm pack installed into a fresh project where the documented
 // examples run. This is how scripts/test holds the TypeScript dispatcher
 // to the same vectors as the Go one.
+//
+// The service the tests start is one binary built here (TOOLFAILURE_BIN),
+// not one go build per test file. The fresh-start test, which holds the
+// reporter to its default budget, runs first and alone, as it did at the
+// head of one serial run; the other files then run a few at a time, since
+// most of their time is spent waiting on npm, tsc and the service.
 func TestTypeScriptPackage(t *testing.T) {
 	t.Parallel()
 	dir := typescriptPackage(t)
@@ -91,18 +97,40 @@ func TestTypeScriptPackage(t *testing.T) {
 	if err != nil || len(tests) == 0 {
 		t.Fatalf("no compiled tests in %s: %v", dir, err)
 	}
-	cmd := exec.Command("node", append([]string{"--test"}, tests...)...)
-	cmd.Dir = dir
-	cmd.Env = nodeEnv()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
-	t.Logf("node --test:\n%s", out.String())
-	if err != nil {
-		t.Fatalf("the TypeScript package's tests failed: %v", err)
+	bin := filepath.Join(t.TempDir(), "toolfailure")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/omcp/toolfailure/cmd/toolfailure").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	if !strings.Contains(out.String(), "# fail 0") || !strings.Contains(out.String(), "# skipped 0") {
-		t.Fatal("the TypeScript package's tests did not all run")
+	fresh := filepath.Join(dir, "dist", "test", "fresh.test.js")
+	pack := filepath.Join(dir, "dist", "test", "pack.test.js")
+	rest := slices.DeleteFunc(slices.Clone(tests), func(f string) bool { return f == fresh || f == pack })
+	if len(rest) != len(tests)-2 {
+		t.Fatalf("no %s or %s among the compiled tests: %v", fresh, pack, tests)
+	}
+	// npm pack rebuilds dist/src in place (prepack): it starts last, once every other file has
+	// loaded the package.
+	rest = append(rest, pack)
+	for _, run := range []struct {
+		name  string
+		args  []string
+		files []string
+	}{
+		{"fresh starts", nil, []string{fresh}},
+		{"the rest", []string{"--test-concurrency=3"}, rest},
+	} {
+		cmd := exec.Command("node", append(append([]string{"--test"}, run.args...), run.files...)...)
+		cmd.Dir = dir
+		cmd.Env = nodeEnv("TOOLFAILURE_BIN=" + bin)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err = cmd.Run()
+		t.Logf("node --test (%s):\n%s", run.name, out.String())
+		if err != nil {
+			t.Fatalf("the TypeScript package's tests failed (%s): %v", run.name, err)
+		}
+		if !strings.Contains(out.String(), "# fail 0") || !strings.Contains(out.String(), "# skipped 0") {
+			t.Fatalf("the TypeScript package's tests did not all run (%s)", run.name)
+		}
 	}
 }
 

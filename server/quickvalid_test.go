@@ -18,6 +18,7 @@ import (
 // protovalidate: on requests built from values at, just inside and just outside every declared
 // limit, it must accept exactly what protovalidate accepts.
 func TestCertainlyValid(t *testing.T) {
+	t.Parallel()
 	v, err := protovalidate.New()
 	if err != nil {
 		t.Fatal(err)

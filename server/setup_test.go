@@ -19,8 +19,25 @@ import (
 	"github.com/omcp/toolfailure/store/postgres"
 )
 
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// migrated returns the URL of a migrated PostgreSQL schema of the test's own, from the test
+// binary's pool (pgtest.Migrated): the handlers' tests need the tables, not a run of the
+// migrations each.
+func migrated(tb testing.TB) string {
+	tb.Helper()
+	return pgtest.Migrated(tb, "postgres", func(ctx context.Context, u string) error {
+		s, err := postgres.Open(ctx, u)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		return s.Migrate(ctx)
+	})
+}
+
 // bundle is what one test gets from setup: a real service over real HTTP
-// (HTTP/1.1 and h2c) on a fresh PostgreSQL schema, and keys for two tenants.
+// (HTTP/1.1 and h2c) on a migrated PostgreSQL schema of its own, and keys for two tenants.
 type bundle struct {
 	url   string
 	store *postgres.Store
@@ -38,15 +55,12 @@ func setup(t *testing.T) *bundle {
 func setupWith(t *testing.T, configure func(*server.Config)) *bundle {
 	t.Helper()
 	ctx := context.Background()
-	dbURL := pgtest.URL(t)
+	dbURL := migrated(t)
 	s, err := postgres.Open(ctx, dbURL)
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatalf("migrate: %v", err)
-	}
 	b := &bundle{store: s, dbURL: dbURL}
 	b.reportKey = mkKey(t, s, "acme", apikey.ScopeReport)
 	b.lookupKey = mkKey(t, s, "acme", apikey.ScopeLookup)

@@ -16,7 +16,6 @@ import (
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
 	"github.com/omcp/toolfailure/internal/apikey"
-	"github.com/omcp/toolfailure/internal/pgtest"
 	"github.com/omcp/toolfailure/internal/telemetry"
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store/postgres"
@@ -38,14 +37,11 @@ func TestTelemetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := postgres.Open(ctx, pgtest.URL(t), postgres.WithTracer(inst.PgxTracer()), postgres.WithBatchContext(telemetry.WithStoreBatch))
+	s, err := postgres.Open(ctx, migrated(t), postgres.WithTracer(inst.PgxTracer()), postgres.WithBatchContext(telemetry.WithStoreBatch))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
 	key := mkKey(t, s, "acme", apikey.ScopeReport, apikey.ScopeLookup)
 	tmpl, err := telemetry.ParseTraceURLTemplate("https://jaeger.example.test/trace/{trace_id}")
 	if err != nil {

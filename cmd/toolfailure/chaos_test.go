@@ -54,7 +54,7 @@ func TestChaosNoisyNeighbour(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	dbURL := pgtest.URL(t)
+	dbURL := migrated(t)
 	keys, err := bench.PrepareTenants(ctx, dbURL, "noisy", "quiet")
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omcp/toolfailure/correlation"
-	"github.com/omcp/toolfailure/internal/pgtest"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/postgres"
 	"github.com/omcp/toolfailure/store/sqlite"
@@ -541,7 +540,7 @@ func TestFailuresListBeyondOnePage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("classifies 1,001 errors")
 	}
-	dbURL := pgtest.URL(t)
+	dbURL := migrated(t)
 	url, _, _ := startServe(t, "--database-url", dbURL)
 	code, out, errOut := runCmd(t, "keys", "create", "--tenant", "acme", "--scopes", "report,lookup", "--database-url", dbURL)
 	if code != 0 {

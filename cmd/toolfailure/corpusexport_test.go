@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/omcp/toolfailure/internal/corpus"
-	"github.com/omcp/toolfailure/internal/pgtest"
 	"github.com/omcp/toolfailure/internal/redact"
 	"github.com/omcp/toolfailure/internal/redact/redacttest"
 )
@@ -27,7 +26,7 @@ func TestCorpusExportNeverHoldsASecret(t *testing.T) {
 	t.Parallel()
 	exportSecrets := redacttest.Samples(t)
 
-	dbURL := pgtest.URL(t)
+	dbURL := migrated(t)
 	url, _, _ := startServe(t, "--database-url", dbURL)
 	code, out, errOut := runCmd(t, "keys", "create", "--tenant", "acme", "--scopes", "report,lookup", "--database-url", dbURL)
 	if code != 0 {

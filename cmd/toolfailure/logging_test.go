@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/omcp/toolfailure/internal/servicetest"
 
-	"github.com/omcp/toolfailure/internal/pgtest"
 	"github.com/omcp/toolfailure/mcpfailure"
 )
 
@@ -89,10 +88,10 @@ func servedAt(t *testing.T, sink *servicetest.LogSink) string {
 	return m[1] + m[2]
 }
 
-// keyFor migrates a fresh PostgreSQL schema and returns it with a key of every scope.
+// keyFor returns a migrated PostgreSQL schema of the test's own with a key of every scope.
 func keyFor(t *testing.T) (dbURL, key string) {
 	t.Helper()
-	dbURL = pgtest.URL(t)
+	dbURL = migrated(t)
 	code, out, errOut := runCmd(t, "keys", "create", "--tenant", "acme", "--scopes", "report,lookup,rules", "--database-url", dbURL)
 	if code != 0 {
 		t.Fatalf("keys create: exit %d %s", code, errOut)

@@ -17,7 +17,7 @@ import (
 // the group-commit, pool and read-replica instruments; the API port does not serve them.
 func TestServeMetrics(t *testing.T) {
 	t.Parallel()
-	dbURL := pgtest.URL(t)
+	dbURL := migrated(t)
 	if code, _, errOut := runCmd(t, "migrate", "--database-url", dbURL); code != 0 {
 		t.Fatalf("migrate: exit %d %s", code, errOut)
 	}

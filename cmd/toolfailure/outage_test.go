@@ -142,7 +142,7 @@ const classifyRPC = "/toolfailure.v1.ClassifierService/Classify"
 // in the database. Before, it exited 1 until the database was back.
 func TestReplicaRestartsDuringOutage(t *testing.T) {
 	t.Parallel()
-	directURL := pgtest.URL(t)
+	directURL := migrated(t)
 	proxy, dbURL := pgtest.NewProxy(t, directURL)
 	if code, _, errOut := runCmd(t, "migrate", "--database-url", dbURL); code != 0 {
 		t.Fatalf("migrate: exit %d %s", code, errOut)

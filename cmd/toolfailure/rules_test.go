@@ -19,7 +19,6 @@ import (
 
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
-	"github.com/omcp/toolfailure/internal/pgtest"
 	"github.com/omcp/toolfailure/internal/ruleset"
 )
 
@@ -156,7 +155,7 @@ func serveProcess(t *testing.T, bin, dbURL string) string {
 // in force on the other within a second, and export gives them back.
 func TestRulesApplyAcrossReplicas(t *testing.T) {
 	t.Parallel()
-	dbURL := pgtest.URL(t)
+	dbURL := migrated(t)
 	// Two real server processes, each with its own pool and its own
 	// LISTEN connection, as two replicas would run.
 	bin := filepath.Join(t.TempDir(), "toolfailure")

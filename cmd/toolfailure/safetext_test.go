@@ -7,8 +7,6 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/omcp/toolfailure/internal/pgtest"
 )
 
 func TestSafeText(t *testing.T) {
@@ -49,7 +47,7 @@ func requireTerminalSafe(t *testing.T, what, out string) {
 // control visible as an escape; --output json stays JSON that decodes to the stored text.
 func TestTextOutputEscapesTerminalControls(t *testing.T) {
 	t.Parallel()
-	dbURL := pgtest.URL(t)
+	dbURL := migrated(t)
 	if code, _, errOut := runCmd(t, "migrate", "--database-url", dbURL); code != 0 {
 		t.Fatalf("migrate: exit %d %s", code, errOut)
 	}

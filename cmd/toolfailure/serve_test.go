@@ -19,7 +19,24 @@ import (
 
 	"github.com/omcp/toolfailure/internal/apikey"
 	"github.com/omcp/toolfailure/internal/pgtest"
+	"github.com/omcp/toolfailure/store/postgres"
 )
+
+// migrated returns the URL of a migrated PostgreSQL schema of the test's own, from the test
+// binary's pool (pgtest.Migrated; signals_test.go's TestMain runs it), for tests that need the
+// service's tables but do not test migrating: the commands under test migrate it again at
+// start-up, which then finds nothing to do.
+func migrated(t *testing.T) string {
+	t.Helper()
+	return pgtest.Migrated(t, "postgres", func(ctx context.Context, u string) error {
+		s, err := postgres.Open(ctx, u)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		return s.Migrate(ctx)
+	})
+}
 
 // startServe runs "serve" with args until the test ends and returns its
 // URL, everything it printed on stdout by the time it listened, and its

@@ -3,6 +3,7 @@ package main_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -27,11 +28,26 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := pgtest.Run(m)
 	if binDir != "" {
 		_ = os.RemoveAll(binDir)
 	}
 	os.Exit(code)
+}
+
+// migrated returns the URL of a migrated PostgreSQL schema of the test's own, from the test
+// binary's pool (pgtest.Migrated), for tests that need the service's tables but do not test
+// migrating: the commands under test migrate it again at start-up, which then finds nothing to do.
+func migrated(t *testing.T) string {
+	t.Helper()
+	return pgtest.Migrated(t, "postgres", func(ctx context.Context, u string) error {
+		s, err := postgres.Open(ctx, u)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		return s.Migrate(ctx)
+	})
 }
 
 // binary builds cmd/toolfailure once per test run: the fault tests kill a real process.
@@ -284,7 +300,7 @@ func requireStored(t *testing.T, dbURL string, acks []ack) {
 // answer was sent.
 func TestSIGKILLLosesNoAcknowledgedRecord(t *testing.T) {
 	t.Parallel()
-	dbURL := pgtest.URL(t)
+	dbURL := migrated(t)
 	key := createKey(t, dbURL)
 	svc := startService(t, dbURL)
 	stop := make(chan struct{})
@@ -307,7 +323,7 @@ func TestSIGKILLLosesNoAcknowledgedRecord(t *testing.T) {
 // exits 0, and every acknowledged record is stored.
 func TestSIGTERMDrainsAndExitsZero(t *testing.T) {
 	t.Parallel()
-	dbURL := pgtest.URL(t)
+	dbURL := migrated(t)
 	key := createKey(t, dbURL)
 	svc := startService(t, dbURL)
 	stop := make(chan struct{})
@@ -339,7 +355,7 @@ func TestSIGTERMDrainsAndExitsZero(t *testing.T) {
 // exits 0. The service's own log lines mark the phases; nothing here waits on a clock.
 func TestSIGTERMDrainFailsReadinessFirst(t *testing.T) {
 	t.Parallel()
-	dbURL := pgtest.URL(t)
+	dbURL := migrated(t)
 	key := createKey(t, dbURL)
 	// Long enough for the few calls below on a busy machine; the test ends when the process does.
 	svc := startService(t, dbURL, "--drain-delay", "6s", "--shutdown-grace", "20s")

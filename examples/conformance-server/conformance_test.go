@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	toolfailurev1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
@@ -30,10 +31,20 @@ import (
 // package-lock.json (npm ci here). Without them the test is skipped, unless
 // TOOLFAILURE_REQUIRE_NODE is set, as in CI, where it fails instead.
 func TestConformanceSuite(t *testing.T) {
+	t.Parallel()
 	node, suite := suiteOrSkip(t)
 	tg := startTargets(t)
 
+	// The three runs are independent (each its own sessions and results directory): they run at
+	// the same time, and are compared once all three are done.
+	proxies := []struct{ name, url string }{{"proxy over HTTP", tg.viaHTTP}, {"proxy over stdio", tg.viaStdio}}
+	proxied := make([]map[string]verdict, len(proxies))
+	var wg sync.WaitGroup
+	for i, run := range proxies {
+		wg.Go(func() { proxied[i] = runSuite(t, node, suite, run.name, run.url) })
+	}
 	want := runSuite(t, node, suite, "direct", tg.direct)
+	wg.Wait()
 	if len(want) == 0 {
 		t.Fatal("the suite reported no scenarios")
 	}
@@ -43,8 +54,8 @@ func TestConformanceSuite(t *testing.T) {
 			t.Errorf("direct: scenario %s: %s", name, v)
 		}
 	}
-	for _, run := range []struct{ name, url string }{{"proxy over HTTP", tg.viaHTTP}, {"proxy over stdio", tg.viaStdio}} {
-		got := runSuite(t, node, suite, run.name, run.url)
+	for i, run := range proxies {
+		got := proxied[i]
 		for _, name := range sortedKeys(want, got) {
 			if got[name] != want[name] {
 				t.Errorf("%s: scenario %s: %s, directly %s", run.name, name, got[name], want[name])
@@ -101,6 +112,8 @@ func (v verdict) String() string {
 // (", 1 warnings" when there are some).
 var summaryLine = regexp.MustCompile(`^[✓✗!⚠]\s*(\S+): (\d+) passed, (\d+) failed(?:, (\d+) warnings?)?`)
 
+// runSuite runs the suite against url and returns its verdict per scenario. It reports with
+// t.Logf and t.Errorf only, so that runs can go on in goroutines of their own.
 func runSuite(t *testing.T, node, suite, name, url string) map[string]verdict {
 	t.Helper()
 	cmd := exec.Command(node, suite, "server", "--url", url, "-o", filepath.Join(t.TempDir(), "results"))
@@ -145,9 +158,13 @@ func sortedKeys(maps ...map[string]verdict) []string {
 	return keys
 }
 
-// suiteOrSkip finds the Node binary and the suite that npm ci installed here.
+// suiteOrSkip finds the Node binary and the suite that npm ci installed here. The suites are
+// not in the -short inner loop: they take minutes, and the full run has them.
 func suiteOrSkip(t *testing.T) (node, suite string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the Node conformance suites: not in the -short inner loop")
+	}
 	node, _ = filepath.Abs(filepath.Join("node_modules", ".bin", "node"))
 	suite, _ = filepath.Abs(filepath.Join("node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"))
 	for _, f := range []string{node, suite} {
@@ -178,11 +195,12 @@ func TestMain(m *testing.M) {
 	}
 	toolfailureBin = filepath.Join(dir, "toolfailure")
 	serverBin = filepath.Join(dir, "conformance-server")
-	for bin, pkg := range map[string]string{toolfailureBin: "github.com/omcp/toolfailure/cmd/toolfailure", serverBin: "."} {
-		if b, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, b)
-			os.Exit(1)
-		}
+	// One go build for both, which links them at the same time; each is named for its
+	// directory.
+	pkgs := []string{"github.com/omcp/toolfailure/cmd/toolfailure", "."}
+	if b, err := exec.Command("go", append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)...).CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", strings.Join(pkgs, " "), err, b)
+		os.Exit(1)
 	}
 	code := m.Run()
 	_ = os.RemoveAll(dir)

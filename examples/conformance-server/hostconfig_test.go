@@ -79,6 +79,7 @@ func docHostConfigs(t *testing.T) []hostServer {
 // "--" before the server's command too; and with no key or a wrong one the
 // server still runs, failures pass unchanged, and the proxy says why.
 func TestDocHostConfigs(t *testing.T) {
+	t.Parallel()
 	toolfailure, server := toolfailureBin, serverBin
 	svc := servicetest.Start(t, servicetest.Embedded(t))
 	values := map[string]string{"TOOLFAILURE_SERVER": svc.URL, "TOOLFAILURE_KEY": svc.ReportKey}

@@ -14,6 +14,7 @@ import (
 // TestListenFlags: "toolfailure proxy --listen" takes its bearer token from
 // $TOOLFAILURE_PROXY_TOKEN and its session cap from --max-sessions.
 func TestListenFlags(t *testing.T) {
+	t.Parallel()
 	env := append(os.Environ(), "TOOLFAILURE_PROXY_TOKEN=a-listen-token")
 	url := start(t, env, regexp.MustCompile(`(http://\S+/mcp)`), "proxy", toolfailureBin,
 		"proxy", "--listen", "127.0.0.1:0", "--max-sessions", "1", "--idle-timeout", "1m", serverBin, "--plain")
@@ -48,6 +49,7 @@ func TestListenFlags(t *testing.T) {
 // alone, so the proxy refuses OpenTelemetry's console exporters, which would
 // write spans into the session, instead of breaking it.
 func TestProxyConsoleExporterRefusedOverStdio(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(toolfailureBin, "proxy", serverBin, "--plain")
 	cmd.Env = append(os.Environ(), "OTEL_TRACES_EXPORTER=console")
 	out, err := cmd.CombinedOutput()

@@ -16,6 +16,7 @@ import (
 // end), over an HTTP upstream and a stdio child alike. The mean time per
 // call is logged beside the direct one.
 func TestLongSessionLikeDirect(t *testing.T) {
+	t.Parallel()
 	node, _ := suiteOrSkip(t)
 	env := os.Environ() // no key: fail-open, relaying only
 	listening := regexp.MustCompile(`(http://\S+/mcp)`)

@@ -107,6 +107,7 @@ var sep3313ClientDefects = map[string]string{
 // Dispatcher's run (-update-traceability rewrites it), and the test logs a
 // table: yaml row, checks emitted, status per target.
 func TestSEP3313Scenario(t *testing.T) {
+	t.Parallel()
 	sc := sep3313OrSkip(t)
 	sc.typecheck(t)
 	tg := startTargets(t)
@@ -147,12 +148,24 @@ func TestSEP3313Scenario(t *testing.T) {
 	// The results the traceability manifest is computed from: the Go
 	// server's and the Go client's.
 	traced := t.TempDir()
-	for _, c := range cols {
+	runs := make([]*sep3313Run, len(cols))
+	for i, c := range cols {
 		out := t.TempDir()
 		if c.name == "server" {
 			out = filepath.Join(traced, "server")
 		}
-		c.checks = sc.run(t, c.name, out, "server", "--url", c.target, "--spec-version", c.spec)
+		runs[i] = sc.start(t, c.name, out, "server", "--url", c.target, "--spec-version", c.spec)
+	}
+	plain := start(t, os.Environ(), regexp.MustCompile(`(http://\S+/mcp)`), "server --plain", serverBin, "--plain", "--listen", "127.0.0.1:0")
+	plainRun := sc.start(t, "server --plain", t.TempDir(), "server", "--url", plain, "--spec-version", "2025-11-25")
+	defects := slices.Sorted(maps.Keys(sep3313Defects))
+	defectRuns := make([]*sep3313Run, len(defects))
+	for i, defect := range defects {
+		url := strings.TrimSuffix(fixture, "/mcp") + "/" + defect + "/mcp"
+		defectRuns[i] = sc.start(t, "defect "+defect, t.TempDir(), "server", "--url", url, "--spec-version", "2025-11-25")
+	}
+	for i, c := range cols {
+		c.checks = sc.wait(t, runs[i])
 		for _, ch := range c.checks {
 			if why := c.skip[ch.ID]; ch.Status == "SKIPPED" && why != "" && strings.Contains(ch.ErrorMessage, why) {
 				continue
@@ -178,9 +191,8 @@ func TestSEP3313Scenario(t *testing.T) {
 	// A server that knows nothing of the proposal gives the scenario nothing
 	// to check: the rows about the object fail as not testable, rather than
 	// pass for want of evidence.
-	plain := start(t, os.Environ(), regexp.MustCompile(`(http://\S+/mcp)`), "server --plain", serverBin, "--plain", "--listen", "127.0.0.1:0")
 	untestable := 0
-	for _, ch := range sc.run(t, "server --plain", t.TempDir(), "server", "--url", plain, "--spec-version", "2025-11-25") {
+	for _, ch := range sc.wait(t, plainRun) {
 		switch {
 		case (ch.Status == "FAILURE" || ch.Status == "WARNING") && strings.HasPrefix(ch.ErrorMessage, "Not testable: "):
 			untestable++
@@ -193,9 +205,8 @@ func TestSEP3313Scenario(t *testing.T) {
 	}
 
 	negative := map[string]string{} // row → status against its defect
-	for _, defect := range slices.Sorted(maps.Keys(sep3313Defects)) {
-		url := strings.TrimSuffix(fixture, "/mcp") + "/" + defect + "/mcp"
-		checks := sc.run(t, "defect "+defect, t.TempDir(), "server", "--url", url, "--spec-version", "2025-11-25")
+	for i, defect := range defects {
+		checks := sc.wait(t, defectRuns[i])
 		negative[sep3313Defects[defect]] = sc.onlyFails(t, "defect "+defect, checks, sep3313Defects[defect])
 	}
 
@@ -213,12 +224,21 @@ func TestSEP3313Scenario(t *testing.T) {
 		{name: "ts-dispatcher", target: tsDispatcher, spec: "2025-11-25"},
 		{name: "ts-client", target: tsClient("none"), spec: "2025-11-25"},
 	}
-	for _, c := range clients {
+	clientRuns := make([]*sep3313Run, len(clients))
+	for i, c := range clients {
 		out := t.TempDir()
 		if c.name == "dispatcher" {
 			out = filepath.Join(traced, "client")
 		}
-		c.checks = sc.run(t, c.name, out, "client", "--command", c.target, "--spec-version", c.spec)
+		clientRuns[i] = sc.start(t, c.name, out, "client", "--command", c.target, "--spec-version", c.spec)
+	}
+	clientDefects := slices.Sorted(maps.Keys(sep3313ClientDefects))
+	clientDefectRuns := make([]*sep3313Run, len(clientDefects))
+	for i, defect := range clientDefects {
+		clientDefectRuns[i] = sc.start(t, "client defect "+defect, t.TempDir(), "client", "--command", tsClient(defect))
+	}
+	for i, c := range clients {
+		c.checks = sc.wait(t, clientRuns[i])
 		for _, ch := range c.checks {
 			if ch.Status != "SUCCESS" {
 				t.Errorf("%s: %s is %s: %s", c.name, ch.ID, ch.Status, ch.ErrorMessage)
@@ -231,8 +251,8 @@ func TestSEP3313Scenario(t *testing.T) {
 			}
 		}
 	}
-	for _, defect := range slices.Sorted(maps.Keys(sep3313ClientDefects)) {
-		checks := sc.run(t, "client defect "+defect, t.TempDir(), "client", "--command", tsClient(defect))
+	for i, defect := range clientDefects {
+		checks := sc.wait(t, clientDefectRuns[i])
 		negative[sep3313ClientDefects[defect]] = sc.onlyFails(t, "client defect "+defect, checks, sep3313ClientDefects[defect])
 	}
 	cols = append(cols, clients...)
@@ -324,9 +344,12 @@ type sep3313 struct {
 
 // sep3313OrSkip finds the Node binary, tsx and the published suite that
 // npm ci installed in conformance/sep-3313, as suiteOrSkip does for the
-// suite here, and reads the yaml's rows.
+// suite here (and, as it does, skips in -short), and reads the yaml's rows.
 func sep3313OrSkip(t *testing.T) *sep3313 {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the SEP-3313 scenarios on Node: not in the -short inner loop")
+	}
 	dir, err := filepath.Abs(sep3313Dir)
 	if err != nil {
 		t.Fatal(err)
@@ -494,16 +517,48 @@ func (sc *sep3313) checkRecorded(t *testing.T, svc servicetest.Service, checks [
 	t.Logf("ts-reporter: %d correlation IDs looked up in the service, each a record of its tool under %q", looked, reporterLabel)
 }
 
-// run runs the folder's runner (server --url URL …, or client --command
-// CMD …) with its results in out, logs its report, and returns the checks
-// it wrote.
-func (sc *sep3313) run(t *testing.T, name, out string, args ...string) []sep3313Check {
+// sep3313Run is one run of the folder's runner, started by start and read
+// by wait.
+type sep3313Run struct {
+	name, out string
+	args      []string
+	report    []byte
+	err       error
+	done      chan struct{}
+}
+
+// sep3313Slots bounds the runs of the runner that go on at once: each run
+// has its own results directory, sessions and (for a client run) mock
+// server, so they are independent, and most of a run is spent waiting on
+// the servers and the service.
+var sep3313Slots = make(chan struct{}, 4)
+
+// start starts the folder's runner (server --url URL …, or client --command
+// CMD …) with its results in out, in the background; wait reads what it did.
+// The test does not end before the run has.
+func (sc *sep3313) start(t *testing.T, name, out string, args ...string) *sep3313Run {
 	t.Helper()
-	cmd := exec.Command(sc.node, append([]string{sc.tsx, "harness/run.ts"}, append(args, "-o", out)...)...)
-	cmd.Dir = sc.dir
-	// The test binary is the Dispatcher client when the runner starts it.
-	cmd.Env = append(os.Environ(), sep3313ClientEnv+"=1")
-	report, err := cmd.CombinedOutput()
+	r := &sep3313Run{name: name, out: out, args: args, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		sep3313Slots <- struct{}{}
+		defer func() { <-sep3313Slots }()
+		cmd := exec.Command(sc.node, append([]string{sc.tsx, "harness/run.ts"}, append(args, "-o", out)...)...)
+		cmd.Dir = sc.dir
+		// The test binary is the Dispatcher client when the runner starts it.
+		cmd.Env = append(os.Environ(), sep3313ClientEnv+"=1")
+		r.report, r.err = cmd.CombinedOutput()
+	}()
+	t.Cleanup(func() { <-r.done })
+	return r
+}
+
+// wait waits for r to end, logs its report, and returns the checks it
+// wrote.
+func (sc *sep3313) wait(t *testing.T, r *sep3313Run) []sep3313Check {
+	t.Helper()
+	<-r.done
+	name, out, args, report, err := r.name, r.out, r.args, r.report, r.err
 	t.Logf("SEP-3313 scenario, %s (%s):\n%s", name, strings.Join(args, " "), report)
 	if _, exit := err.(*exec.ExitError); err != nil && !exit {
 		t.Fatalf("SEP-3313 scenario, %s: %v", name, err)

@@ -26,5 +26,5 @@
 // instead: each test binary keeps a pool of schemas on which the migrations already ran, hands one
 // to each test, and empties it when the test ends, so that a package's tests run the migrations a
 // few times in all rather than once each (the pattern of River's riverdbtest). Such a package's
-// TestMain calls Main, which drops the pool's schemas when the tests are over.
+// TestMain calls Main (or Run), which drops the pool's schemas when the tests are over.
 package pgtest

@@ -33,14 +33,14 @@ type Migrate func(ctx context.Context, url string) error
 // changes the schema on purpose, should still use URL and migrate itself.
 //
 // The pooled schemas are dropped when the test binary ends, which is why the package's TestMain
-// must call Main; Migrated fails the test otherwise.
+// must call Main (or Run); Migrated fails the test otherwise.
 func Migrated(t testing.TB, name string, migrate Migrate) string {
 	t.Helper()
 	if !connected(t) {
 		return ""
 	}
 	if !mainRunning.Load() {
-		t.Fatalf("pgtest: Migrated keeps schemas until the test binary ends: TestMain must call pgtest.Main")
+		t.Fatalf("pgtest: Migrated keeps schemas until the test binary ends: TestMain must call pgtest.Main or pgtest.Run")
 	}
 	p := poolFor(name)
 	s := p.take()
@@ -59,7 +59,11 @@ func Migrated(t testing.TB, name string, migrate Migrate) string {
 // exits:
 //
 //	func TestMain(m *testing.M) { pgtest.Main(m) }
-func Main(m *testing.M) {
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run is Main without the exit, for a TestMain that has clean-up of its own to do after the
+// tests: it runs them, drops the pools' schemas and returns the exit code.
+func Run(m *testing.M) int {
 	mainRunning.Store(true)
 	code := m.Run()
 	if err := dropPools(); err != nil {
@@ -68,7 +72,7 @@ func Main(m *testing.M) {
 			code = 1
 		}
 	}
-	os.Exit(code)
+	return code
 }
 
 var (
