@@ -305,3 +305,33 @@ func TestDevelopmentLayoutExists(t *testing.T) {
 		}
 	}
 }
+
+// The benchmark figures live in one generated report: each bench command's
+// section is what a run printed, headed by the command, its date and its
+// machine, and the budget lines of the main bench are in it.
+func TestBenchmarksReportIsGenerated(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("benchmarks.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := string(b)
+	for _, section := range []string{"bench", "bench proxy", "bench isolation"} {
+		begin, end := "<!-- "+section+" -->", "<!-- end "+section+" -->"
+		i, j := strings.Index(report, begin), strings.Index(report, end)
+		if i < 0 || j < i {
+			t.Errorf("benchmarks.md has no generated %q section (toolfailure %s --report docs/benchmarks.md)", section, section)
+			continue
+		}
+		body := report[i:j]
+		if !regexp.MustCompile("(?m)^Measured on \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} \\(UTC\\) on \\S+, \\d+ CPUs").MatchString(body) ||
+			!strings.Contains(body, "```text\n") {
+			t.Errorf("the %q section of benchmarks.md is not what --report writes:\n%s", section, body)
+		}
+	}
+	for _, want := range []string{"service CPU per durable Classify", "PostgreSQL CPU per durable Classify"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("benchmarks.md lacks the budget line %q", want)
+		}
+	}
+}
