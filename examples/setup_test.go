@@ -30,9 +30,9 @@ import (
 
 	"github.com/omcp/toolfailure/conformance"
 	"github.com/omcp/toolfailure/internal/pgtest"
+	"github.com/omcp/toolfailure/internal/pgtest/pgmigrated"
 	"github.com/omcp/toolfailure/internal/servicetest"
 	"github.com/omcp/toolfailure/mcpfailure"
-	"github.com/omcp/toolfailure/store/postgres"
 )
 
 // toolfailureBin is the binary under test, built once by TestMain.
@@ -69,14 +69,7 @@ func startService(t *testing.T) *service {
 	t.Helper()
 	// The examples are not about migrating: the schema comes migrated from the test binary's
 	// pool (pgtest.Migrated), and the service's own migration at start-up finds nothing to do.
-	dbURL := pgtest.Migrated(t, "postgres", func(ctx context.Context, u string) error {
-		s, err := postgres.Open(ctx, u)
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		return s.Migrate(ctx)
-	})
+	dbURL := pgmigrated.URL(t)
 	report := mintKey(t, dbURL, "report")
 	lookup := mintKey(t, dbURL, "lookup")
 

@@ -21,6 +21,7 @@ import (
 	"github.com/omcp/toolfailure/correlation"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
 	"github.com/omcp/toolfailure/internal/pgtest"
+	"github.com/omcp/toolfailure/internal/pgtest/pgmigrated"
 	"github.com/omcp/toolfailure/internal/servicetest"
 	"github.com/omcp/toolfailure/mcpfailure"
 	"github.com/omcp/toolfailure/server"
@@ -47,14 +48,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // test binary's pool (pgtest.Migrated): the tests here are not about migrating.
 func postgresStore(t *testing.T) server.Store {
 	t.Helper()
-	u := pgtest.Migrated(t, "postgres", func(ctx context.Context, u string) error {
-		s, err := postgres.Open(ctx, u)
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		return s.Migrate(ctx)
-	})
+	u := pgmigrated.URL(t)
 	s, err := postgres.Open(t.Context(), u)
 	if err != nil {
 		t.Fatalf("open PostgreSQL store: %v", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
 	"github.com/omcp/toolfailure/internal/apikey"
 	"github.com/omcp/toolfailure/internal/pgtest"
+	"github.com/omcp/toolfailure/internal/pgtest/pgmigrated"
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/postgres"
@@ -26,14 +27,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // migrations each.
 func migrated(tb testing.TB) string {
 	tb.Helper()
-	return pgtest.Migrated(tb, "postgres", func(ctx context.Context, u string) error {
-		s, err := postgres.Open(ctx, u)
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		return s.Migrate(ctx)
-	})
+	return pgmigrated.URL(tb)
 }
 
 // bundle is what one test gets from setup: a real service over real HTTP

@@ -19,7 +19,7 @@ import (
 
 	"github.com/omcp/toolfailure/internal/apikey"
 	"github.com/omcp/toolfailure/internal/pgtest"
-	"github.com/omcp/toolfailure/store/postgres"
+	"github.com/omcp/toolfailure/internal/pgtest/pgmigrated"
 )
 
 // migrated returns the URL of a migrated PostgreSQL schema of the test's own, from the test
@@ -28,14 +28,7 @@ import (
 // start-up, which then finds nothing to do.
 func migrated(t *testing.T) string {
 	t.Helper()
-	return pgtest.Migrated(t, "postgres", func(ctx context.Context, u string) error {
-		s, err := postgres.Open(ctx, u)
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		return s.Migrate(ctx)
-	})
+	return pgmigrated.URL(t)
 }
 
 // startServe runs "serve" with args until the test ends and returns its

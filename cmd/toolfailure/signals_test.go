@@ -3,7 +3,6 @@ package main_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,6 +20,7 @@ import (
 	"github.com/omcp/toolfailure/correlation"
 	"github.com/omcp/toolfailure/internal/pgcluster"
 	"github.com/omcp/toolfailure/internal/pgtest"
+	"github.com/omcp/toolfailure/internal/pgtest/pgmigrated"
 	"github.com/omcp/toolfailure/store/postgres"
 )
 
@@ -40,14 +40,7 @@ func TestMain(m *testing.M) {
 // migrating: the commands under test migrate it again at start-up, which then finds nothing to do.
 func migrated(t *testing.T) string {
 	t.Helper()
-	return pgtest.Migrated(t, "postgres", func(ctx context.Context, u string) error {
-		s, err := postgres.Open(ctx, u)
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		return s.Migrate(ctx)
-	})
+	return pgmigrated.URL(t)
 }
 
 // binary builds cmd/toolfailure once per test run: the fault tests kill a real process.

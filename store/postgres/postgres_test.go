@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/omcp/toolfailure/internal/pgtest"
+	"github.com/omcp/toolfailure/internal/pgtest/pgmigrated"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/postgres"
 	"github.com/omcp/toolfailure/store/storetest"
@@ -62,14 +63,7 @@ func TestStore(t *testing.T) {
 // for tests that need the store's tables but do not test migrating.
 func migrated(t *testing.T) string {
 	t.Helper()
-	return pgtest.Migrated(t, "postgres", func(ctx context.Context, u string) error {
-		s, err := postgres.Open(ctx, u)
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		return s.Migrate(ctx)
-	})
+	return pgmigrated.URL(t)
 }
 
 type testBundle struct {
