@@ -16,6 +16,7 @@ import (
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/sqlite"
+	"github.com/omcp/toolfailure/store/storetest"
 )
 
 // TestLookupShowsSameCall: lookup of either record of a call answered with two IDs across an
@@ -49,11 +50,7 @@ func TestLookupShowsSameCall(t *testing.T) {
 			Code: "invalid_input", Error: json.RawMessage(`{"message":"bad address"}`), IdempotencyKey: "send-42",
 		}
 	}
-	pa, err := store.Prepare(record())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _, err := s.InsertFailure(ctx, pa)
+	a, _, err := storetest.Insert(ctx, s, record())
 	if err != nil {
 		t.Fatal(err)
 	}
