@@ -207,6 +207,10 @@ func (m *Matcher) Next(s int32, c byte) int32 {
 	return m.root[c]
 }
 
+// Ends reports whether a needle ends at state s: whether Hits would call
+// its function at all.
+func (m *Matcher) Ends(s int32) bool { return m.states[s].out != 0 }
+
 // Hits calls hit with the id and the length of every needle that ends at state s, until hit
 // returns false; it reports whether every call returned true.
 func (m *Matcher) Hits(s int32, hit func(id int32, size int) bool) bool {

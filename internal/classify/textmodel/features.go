@@ -54,6 +54,7 @@ const (
 	seedRetryAfter
 	seedPresence
 	seedHint
+	seedConcept
 )
 
 const prime64 = 0x100000001b3
@@ -74,14 +75,39 @@ type features struct {
 	// weighted 1, not by the text's norm, so that a long message does not
 	// drown them.
 	hints int
+	// fixed counts the leading entries that are hints or concepts: the
+	// rest are the text's, weighted by their norm.
+	fixed int
 	// words counts the letters of the words of text read (not codes,
 	// keys or hints) that have two letters or more and no digits, a CJK
 	// character counting two: the evidence a prediction rests on.
 	words int
+	// concepts has the bit of every concept found, and c their hashes in
+	// the order found; extract puts them after the hints, in the part of
+	// h that is weighted 1.
+	concepts uint64
+	c        [conceptCount]uint64
+	cn       int
+}
+
+// conceptWeight is the weight of a concept feature; the hints weigh 1,
+// and the text's features together 1. Chosen with grouped
+// cross-validation (docs/classification.md, "The text model").
+const conceptWeight = 0.5
+
+// weight returns the weight of feature j of f.
+func (f *features) weight(j int, norm float64) float64 {
+	switch {
+	case j < f.hints:
+		return 1
+	case j < f.fixed:
+		return conceptWeight
+	}
+	return norm
 }
 
 func (f *features) add(h uint64) {
-	if f.n < maxFeatures {
+	if f.n < maxFeatures-len(f.c) {
 		f.h[f.n] = h
 		f.n++
 	}
@@ -98,7 +124,7 @@ func (f *features) add(h uint64) {
 // hash, a UUID part) becomes another, so the model learns templates, not
 // instances.
 func extract(in *Input, f *features) {
-	f.n, f.words = 0, 0
+	f.n, f.words, f.concepts, f.cn = 0, 0, 0, 0
 	for _, h := range in.Hints {
 		if h != 0 {
 			f.add(mix(seedHint, uint64(h)))
@@ -130,6 +156,15 @@ func extract(in *Input, f *features) {
 	if in.HasRetryAfter {
 		f.add(seedRetryAfter)
 	}
+	// The concepts go after the hints, with a fixed weight of their own:
+	// a long text must not drown them, nor must they drown the hints.
+	// Room for them was kept (see add).
+	if f.cn > 0 {
+		copy(f.h[f.hints+f.cn:f.n+f.cn], f.h[f.hints:f.n])
+		copy(f.h[f.hints:], f.c[:f.cn])
+		f.n += f.cn
+	}
+	f.fixed = f.hints + f.cn
 }
 
 // tokenizer turns text into features, one rune at a time, without
@@ -148,6 +183,47 @@ type tokenizer struct {
 	// The current CJK run: the last three runes.
 	cjk  [3]rune
 	cjkN int
+	// The concept matcher's state, and whether the last byte fed to it
+	// was a space.
+	cs    int32
+	space bool
+}
+
+// feed gives the concept matcher the bytes of r as the text normalizes:
+// letters in lower case, any run of other characters one space.
+func (t *tokenizer) feed(r rune) {
+	if r == ' ' {
+		if t.space {
+			return
+		}
+		t.space = true
+		t.feedByte(' ')
+		return
+	}
+	t.space = false
+	if r < utf8.RuneSelf {
+		t.feedByte(byte(r))
+		return
+	}
+	var b [utf8.UTFMax]byte
+	for _, c := range b[:utf8.EncodeRune(b[:], r)] {
+		t.feedByte(c)
+	}
+}
+
+func (t *tokenizer) feedByte(c byte) {
+	t.cs = conceptMatcher.Next(t.cs, c)
+	if !conceptMatcher.Ends(t.cs) {
+		return
+	}
+	conceptMatcher.Hits(t.cs, func(id int32, _ int) bool {
+		if bit := uint64(1) << id; t.f.concepts&bit == 0 {
+			t.f.concepts |= bit
+			t.f.c[t.f.cn] = mix(seedConcept, uint64(id))
+			t.f.cn++
+		}
+		return true
+	})
 }
 
 func isCJK(r rune) bool {
@@ -160,6 +236,9 @@ func (t *tokenizer) text(s string, limit int, ns uint64) {
 	if len(s) > limit {
 		s = s[:limit]
 	}
+	t.cs, t.space = conceptMatcher.Start(), false
+	t.feed(' ')
+	defer t.feed(' ')
 	for i := 0; i < len(s) && t.f.n < maxFeatures; {
 		r, size := rune(s[i]), 1
 		if r >= utf8.RuneSelf {
@@ -171,22 +250,31 @@ func (t *tokenizer) text(s string, limit int, ns uint64) {
 			switch {
 			case 'a' <= r && r <= 'z':
 				t.letter(r)
+				t.feed(r)
 			case 'A' <= r && r <= 'Z':
 				t.letter(r + 'a' - 'A')
+				t.feed(r + 'a' - 'A')
 			case '0' <= r && r <= '9':
 				t.digit(r)
+				t.feed(r)
 			default:
 				t.boundary()
+				t.feed(' ')
 			}
 		case isCJK(r):
 			t.endWord()
 			t.cjkRune(r)
+			t.feed(r)
 		case unicode.IsLetter(r) || unicode.IsMark(r):
-			t.letter(unicode.ToLower(r))
+			r = unicode.ToLower(r)
+			t.letter(r)
+			t.feed(r)
 		case unicode.IsDigit(r):
 			t.digit(r)
+			t.feed(r)
 		default:
 			t.boundary()
+			t.feed(' ')
 		}
 	}
 }

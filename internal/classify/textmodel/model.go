@@ -74,7 +74,7 @@ func (m *Model) Logits(in *Input) []float64 {
 
 func (m *Model) logits(f *features, out *[MaxLabels]float64) {
 	nl := len(m.labels)
-	var acc, hint [MaxLabels]int32
+	var acc, hint, con [MaxLabels]int32
 	mask := uint64(1)<<m.bits - 1
 	for _, h := range f.h[:f.hints] {
 		row := m.w[int(h&mask)*nl:][:nl]
@@ -82,15 +82,22 @@ func (m *Model) logits(f *features, out *[MaxLabels]float64) {
 			hint[l] += int32(v)
 		}
 	}
-	for _, h := range f.h[f.hints:f.n] {
+	for _, h := range f.h[f.hints:f.fixed] {
+		row := m.w[int(h&mask)*nl:][:nl]
+		for l, v := range row {
+			con[l] += int32(v)
+		}
+	}
+	for _, h := range f.h[f.fixed:f.n] {
 		row := m.w[int(h&mask)*nl:][:nl]
 		for l, v := range row {
 			acc[l] += int32(v)
 		}
 	}
-	norm := float64(m.scale) * invSqrt(f.n-f.hints)
+	norm := float64(m.scale) * invSqrt(f.n-f.fixed)
+	cw := float64(m.scale) * conceptWeight
 	for l := range nl {
-		out[l] = float64(m.bias[l]) + norm*float64(acc[l]) + float64(m.scale)*float64(hint[l])
+		out[l] = float64(m.bias[l]) + norm*float64(acc[l]) + float64(m.scale)*float64(hint[l]) + cw*float64(con[l])
 	}
 }
 

@@ -42,7 +42,7 @@ func Train(labels []string, examples []Example, opt TrainOptions) (*Model, error
 	// Extract once: bucket indices and the per-example norm.
 	rows := make([][]uint32, len(examples))
 	norms := make([]float64, len(examples))
-	nhints := make([]int, len(examples))
+	vals := make([][]float64, len(examples))
 	var f features
 	for i := range examples {
 		if l := examples[i].Label; l < 0 || l >= nl {
@@ -54,8 +54,12 @@ func Train(labels []string, examples []Example, opt TrainOptions) (*Model, error
 			r[j] = uint32(h & mask)
 		}
 		rows[i] = r
-		norms[i] = invSqrt(f.n - f.hints)
-		nhints[i] = f.hints
+		norms[i] = invSqrt(f.n - f.fixed)
+		v := make([]float64, f.n)
+		for j := range v {
+			v[j] = f.weight(j, norms[i])
+		}
+		vals[i] = v
 	}
 	w := make([]float64, (1<<opt.Bits)*nl)
 	g2 := make([]float64, len(w)) // AdaGrad's sums of squared gradients
@@ -74,16 +78,13 @@ func Train(labels []string, examples []Example, opt TrainOptions) (*Model, error
 			order[i], order[j] = order[j], order[i]
 		}
 		for _, i := range order {
-			r, norm := rows[i], norms[i]
+			r, vs := rows[i], vals[i]
 			var z [MaxLabels]float64
 			for l := range nl {
 				z[l] = bias[l]
 			}
 			for j, b := range r {
-				v := norm
-				if j < nhints[i] {
-					v = 1
-				}
+				v := vs[j]
 				row := w[int(b)*nl:][:nl]
 				for l := range nl {
 					z[l] += float64(v * row[l])
@@ -107,10 +108,7 @@ func Train(labels []string, examples []Example, opt TrainOptions) (*Model, error
 				bias[l] -= float64(opt.LearningRate * grad[l] / (math.Sqrt(bg2[l]) + 1e-8))
 			}
 			for j, b := range r {
-				v := norm
-				if j < nhints[i] {
-					v = 1
-				}
+				v := vs[j]
 				k := int(b) * nl
 				for l := range nl {
 					g := float64(grad[l]*v) + float64(opt.L2*w[k+l])
