@@ -55,7 +55,12 @@ const (
 	seedPresence
 	seedHint
 	seedConcept
+	seedConceptPair
 )
+
+// maxConceptFeatures bounds the concepts and pairs of concepts of one
+// input: every concept has room, and the pairs of the first dozen.
+const maxConceptFeatures = 96
 
 const prime64 = 0x100000001b3
 
@@ -83,10 +88,10 @@ type features struct {
 	// character counting two: the evidence a prediction rests on.
 	words int
 	// concepts has the bit of every concept found, and c their hashes in
-	// the order found; extract puts them after the hints, in the part of
-	// h that is weighted 1.
+	// the order found, then those of their pairs; extract puts them after
+	// the hints, in the part of h with a fixed weight.
 	concepts uint64
-	c        [conceptCount]uint64
+	c        [maxConceptFeatures]uint64
 	cn       int
 }
 
@@ -155,6 +160,16 @@ func extract(in *Input, f *features) {
 	}
 	if in.HasRetryAfter {
 		f.add(seedRetryAfter)
+	}
+	// Pairs of concepts say what one alone cannot: "quota" with
+	// "billing" is a plan to upgrade, with "rate" a window to wait for.
+	if n := f.cn; n > 1 {
+		for i := 0; i < n && f.cn < len(f.c); i++ {
+			for j := i + 1; j < n && f.cn < len(f.c); j++ {
+				f.c[f.cn] = mix(mix(seedConceptPair, f.c[i]), f.c[j])
+				f.cn++
+			}
+		}
 	}
 	// The concepts go after the hints, with a fixed weight of their own:
 	// a long text must not drown them, nor must they drown the hints.
