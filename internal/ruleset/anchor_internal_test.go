@@ -69,7 +69,10 @@ func TestAnchoredBranchesAgree(t *testing.T) {
 	t.Parallel()
 	corpus := corpusMessages(t)
 	checked := 0
-	for _, b := range anchoredBranches(t) {
+	for k, b := range anchoredBranches(t) {
+		if !raceSample(k) {
+			continue
+		}
 		// Every 25th corpus message (the branches differ, the messages
 		// mostly repeat a few shapes), and the branch's own starts.
 		var msgs []string

@@ -9,7 +9,6 @@ package servicetest
 import (
 	"context"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/sqlite"
+	"github.com/omcp/toolfailure/store/storetest/sqlitetest"
 )
 
 // Service is a running service and a key for each scope that MCP-side code uses.
@@ -35,10 +35,11 @@ type KeyStore interface {
 }
 
 // Embedded opens a migrated embedded store in the test's temporary directory, closed when the
-// test ends.
+// test ends. The file is a copy of one migrated once per test binary (sqlitetest), on which
+// Migrate finds nothing to do: the callers test the service, not migrating.
 func Embedded(t testing.TB) *sqlite.Store {
 	t.Helper()
-	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "toolfailure.db"))
+	s, err := sqlite.Open(t.Context(), sqlitetest.Path(t))
 	if err != nil {
 		t.Fatalf("open embedded store: %v", err)
 	}

@@ -133,14 +133,15 @@ func (s *Store) changeRules(ctx context.Context, tenantID int64, fn func(tx *sql
 }
 
 func (s *Store) insertRule(ctx context.Context, tx *sql.Tx, r store.Rule, version, now int64) error {
-	_, err := tx.ExecContext(ctx,
-		`INSERT INTO rules (`+ruleColumns+`) VALUES (?, ?, ?, ?, ?, ?)
-		 ON CONFLICT (tenant_id, name) DO UPDATE
-		 SET priority = excluded.priority, spec = excluded.spec,
-		     version = excluded.version, updated_at = excluded.updated_at`,
-		r.TenantID, r.Name, r.Priority, string(r.Spec), version, now)
+	_, err := tx.ExecContext(ctx, upsertRule, r.TenantID, r.Name, r.Priority, string(r.Spec), version, now)
 	return s.mapError(err)
 }
+
+// upsertRule is the statement that insertRule runs.
+const upsertRule = `INSERT INTO rules (` + ruleColumns + `) VALUES (?, ?, ?, ?, ?, ?)
+	ON CONFLICT (tenant_id, name) DO UPDATE
+	SET priority = excluded.priority, spec = excluded.spec,
+	    version = excluded.version, updated_at = excluded.updated_at`
 
 // CreateRule inserts one rule at the next version.
 func (s *Store) CreateRule(ctx context.Context, r store.Rule) (store.Rule, error) {
@@ -230,6 +231,9 @@ func (s *Store) ReplaceRules(ctx context.Context, tenantID int64, rules []store.
 		}
 		changes = store.DiffRules(before, rules)
 		changed := false
+		// A set may add up to ruleset.MaxRules rules: the statement is prepared once, not
+		// parsed again for each of them.
+		var upsert *sql.Stmt
 		for _, c := range changes {
 			switch c.Change {
 			case store.RuleRemoved:
@@ -238,8 +242,15 @@ func (s *Store) ReplaceRules(ctx context.Context, tenantID int64, rules []store.
 				}
 				changed = true
 			case store.RuleAdded, store.RuleChanged:
-				if err := s.insertRule(ctx, tx, seen[c.Name], current+1, now); err != nil {
-					return false, err
+				if upsert == nil {
+					if upsert, err = tx.PrepareContext(ctx, upsertRule); err != nil {
+						return false, s.mapError(err)
+					}
+					defer upsert.Close()
+				}
+				r := seen[c.Name]
+				if _, err := upsert.ExecContext(ctx, r.TenantID, r.Name, r.Priority, string(r.Spec), current+1, now); err != nil {
+					return false, s.mapError(err)
 				}
 				changed = true
 			}

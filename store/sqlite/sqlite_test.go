@@ -15,6 +15,7 @@ import (
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/sqlite"
 	"github.com/omcp/toolfailure/store/storetest"
+	"github.com/omcp/toolfailure/store/storetest/sqlitetest"
 )
 
 func TestStore(t *testing.T) {
@@ -22,7 +23,9 @@ func TestStore(t *testing.T) {
 	var paths sync.Map // store.Store → string
 	storetest.Run(t, storetest.Harness{
 		Open: func(t *testing.T) store.Store {
-			path := filepath.Join(t.TempDir(), "toolfailure.db")
+			// A copy of a migrated file: the suite tests the store, not migrating (the tests
+			// below migrate empty files themselves); Migrate then finds nothing to do.
+			path := sqlitetest.Path(t)
 			s := open(t, path)
 			if err := s.Migrate(t.Context()); err != nil {
 				t.Fatal(err)
@@ -50,10 +53,10 @@ type testBundle struct {
 	store *sqlite.Store
 }
 
-// setup opens a migrated store in a fresh directory.
+// setup opens a migrated store in a fresh directory, from a copy of a migrated file.
 func setup(t *testing.T) *testBundle {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "toolfailure.db")
+	path := sqlitetest.Path(t)
 	s := open(t, path)
 	if err := s.Migrate(t.Context()); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package ruleset
+
+const raceEnabled = false
