@@ -153,8 +153,8 @@ func (s *classifierService) classify(ctx context.Context, p auth.Principal, rule
 	if err != nil {
 		return ruleset.Result{}, err
 	}
+	defer release()
 	res, err := rules.ClassifyContext(ctx, in, now)
-	releaseAfter(release, restAfter(res.Spent))
 	if err != nil {
 		return res, evalStopped(ctx, err)
 	}
@@ -163,36 +163,6 @@ func (s *classifierService) classify(ctx context.Context, p auth.Principal, rule
 			"stopped_at_rule", res.StoppedAt, "spent", res.Spent, "budget", ruleset.RequestBudget, "rule_version", res.Version)
 	}
 	return res, nil
-}
-
-// Heavy rules rest their slot. A tenant's slots (evalSlots) bound how many processors its rules
-// hold at once, not for how long: a set near the rule budget keeps a whole processor busy for as
-// long as its callers keep sending, and the other tenants share what is left with the store and
-// the network. So after a request whose rules spent more than restAbove, the slot stays taken for
-// restFactor times what they cost (priced at ruleset.CostPerMillisecond) before the tenant's next
-// request may take it: its rules then hold at most 1/(1+restFactor) of a processor per slot. The
-// request itself is answered at once; only the tenant's next one waits. An ordinary set spends
-// far less than restAbove and never rests.
-const (
-	restAbove  = ruleset.CostPerMillisecond
-	restFactor = 3
-)
-
-// restAfter is how long a slot rests after rules that spent the given cost units.
-func restAfter(spent uint64) time.Duration {
-	if spent < restAbove {
-		return 0
-	}
-	return time.Duration(spent) * restFactor * time.Millisecond / ruleset.CostPerMillisecond
-}
-
-// releaseAfter gives a slot back after d, at once when d is not positive.
-func releaseAfter(release func(), d time.Duration) {
-	if d <= 0 {
-		release()
-		return
-	}
-	time.AfterFunc(d, release)
 }
 
 // evalSlot takes one of the tenant's rule-evaluation slots (evalSlots), unless

@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/semaphore"
 )
@@ -54,10 +55,41 @@ func (e *evalSlots) acquire(ctx context.Context, tenantID int64) (release func()
 		e.leave(tenantID, t)
 		return nil, err
 	}
+	start := time.Now()
 	return func() {
-		t.sem.Release(1)
-		e.leave(tenantID, t)
+		give := func() {
+			t.sem.Release(1)
+			e.leave(tenantID, t)
+		}
+		if rest := restFor(time.Since(start)); rest > 0 {
+			time.AfterFunc(rest, give)
+			return
+		}
+		give()
 	}, nil
+}
+
+// A slot that was held long rests before it is given back. The slots bound how many processors
+// one tenant's work holds at once, not for how long: a tenant whose rule set is near the budget,
+// or whose bodies are at the size limit, keeps a processor busy for as long as its callers keep
+// sending (even callers that hang up at once: the work is done before it is noticed), and the
+// other tenants share what is left with the store and the network. So a slot held for restAbove
+// or longer stays taken for restFactor times as long (at most maxRest) before the tenant's next
+// request may take it: such work then holds at most 1/(1+restFactor) of a processor per slot.
+// The request itself is answered at once; only the tenant's next one waits. An ordinary request
+// holds its slot for far less than restAbove and never rests.
+const (
+	restAbove  = time.Millisecond
+	restFactor = 3
+	maxRest    = 300 * time.Millisecond
+)
+
+// restFor is how long a slot rests after it was held for held.
+func restFor(held time.Duration) time.Duration {
+	if held < restAbove {
+		return 0
+	}
+	return min(held*restFactor, maxRest)
 }
 
 func (e *evalSlots) leave(tenantID int64, t *tenantSlots) {

@@ -40,10 +40,6 @@ import (
 //   - Evaluation honours its context: it stops between rules, and inside a condition's loops,
 //     when the caller has gone away.
 
-// CostPerMillisecond is about how many cost units a millisecond of CPU buys in string work: the
-// rate at which a cost becomes a time, where one is needed.
-const CostPerMillisecond = 10_000
-
 // RequestBudget is what one request may spend on a tenant's rules, in CEL cost units: as much
 // as one condition may cost (costLimit), about a tenth of a second of CPU at most. The baseline
 // packs are the service's own and are not charged to it.
