@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 81.0
-	freshFloorCode                = 69.8
-	freshFloorPermanentRetryable  = 2.0
-	freshFloorTransientNotRetried = 8.3
+	freshFloorClass               = 92.5
+	freshFloorCode                = 84.6
+	freshFloorPermanentRetryable  = 0.4
+	freshFloorTransientNotRetried = 3.8
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
