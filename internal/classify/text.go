@@ -289,7 +289,10 @@ var textSets = [setCount]phraseSet{
 		" can t connect", " host is unreachable", " no route to host", " network is unreachable",
 		" ehostunreach", " enetunreach", " cannot assign requested address", " connect failed",
 		" connection failed", " error connecting", " failed to open connection",
-	}},
+		// A broker that refuses a client for who it is (MQTT's CONNACK
+		// "Connection Refused: not authorised") refused the credentials,
+		// not the connection: that never heals by retrying.
+	}, unless: []string{" not authorised", " not authorized", " bad user name or password", " bad username or password"}},
 	tTimeout: {kind: kTimeout, phrases: []string{
 		" timed out", " timeout ", " timeouts", " time out", " deadline exceeded", " deadline has elapsed",
 		" deadline expired", " etimedout", " esockettimedout", " took too long",
