@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/racetest"
 )
 
 var testBodyLimits = newBodyLimits(Limits{}.withDefaults())
@@ -114,7 +115,7 @@ func TestLimitJSON(t *testing.T) {
 func TestLimitJSONAgreesWithCheckDetails(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(31, 4))
-	refusedBoth, n := 0, raceRounds(20000)
+	refusedBoth, n := 0, racetest.Rounds(20000)
 	for i := range n {
 		limits := Limits{MaxDetailsBytes: 20 + rng.IntN(300), MaxDetailsDepth: 1 + rng.IntN(5)}.withDefaults()
 		svc := &classifierService{cfg: Config{Limits: limits}}

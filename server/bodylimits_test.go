@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/omcp/toolfailure/internal/apikey"
+	"github.com/omcp/toolfailure/internal/racetest"
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/postgres"
@@ -108,7 +109,7 @@ func TestOversizedDetailsRefusedCheaply(t *testing.T) {
 		}
 	}
 
-	if raceEnabled {
+	if racetest.Enabled {
 		// The race detector empties sync.Pool at random: the body's read buffer, pooled
 		// without it, is allocated anew, and the counts say nothing of a real build.
 		t.Skip("allocations are measured and bounded without the race detector (scripts/test runs this test again without it)")

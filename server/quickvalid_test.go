@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
+	"github.com/omcp/toolfailure/internal/racetest"
 )
 
 // TestCertainlyValid holds the hand-written check of Classify and Explain requests to
@@ -73,7 +74,7 @@ func TestCertainlyValid(t *testing.T) {
 		return r.IntN(n)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	accepted, n := 0, raceRounds(20000)
+	accepted, n := 0, racetest.Rounds(20000)
 	for i := range n {
 		e := &v1.RawError{
 			Message: messages[pick(r, len(messages), 1)], Type: types[pick(r, len(types), 0)],
@@ -156,15 +157,4 @@ func BenchmarkValidateClassify(b *testing.B) {
 			}
 		}
 	})
-}
-
-// raceRounds is how many of a property check's n random cases run. The checks are loops in one
-// goroutine, which the race detector slows many times over with nothing to find past the first
-// cases: under it a tenth run, and scripts/test runs the checks again without the race detector,
-// in full, as -short does.
-func raceRounds(n int) int {
-	if raceEnabled {
-		return max(1, n/10)
-	}
-	return n
 }

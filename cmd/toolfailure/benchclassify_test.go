@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/omcp/toolfailure/internal/racetest"
 )
 
 // benchCases are a small corpus: a 503 with a retry time, a 404, a
@@ -156,7 +158,7 @@ func publicCorpus() string {
 // rewrites the page (the public corpus is then required).
 func TestBenchmarkDocIsCurrent(t *testing.T) {
 	t.Parallel()
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("ten trainings under the race detector take minutes; scripts/test runs this test without it")
 	}
 	if testing.Short() {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/omcp/toolfailure/internal/classify"
 	"github.com/omcp/toolfailure/internal/corpus"
+	"github.com/omcp/toolfailure/internal/racetest"
 	"github.com/omcp/toolfailure/internal/ruleset"
 )
 
@@ -60,7 +61,7 @@ func TestLoadConfirmed(t *testing.T) {
 // no rules in front of them gets LeaveSystemOut's verdicts exactly.
 func TestFoldEnginesAreLeaveSystemOuts(t *testing.T) {
 	t.Parallel()
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("twenty trainings under the race detector take minutes; scripts/test runs this test without it")
 	}
 	if testing.Short() {

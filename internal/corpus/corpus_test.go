@@ -9,6 +9,7 @@ import (
 
 	"github.com/omcp/toolfailure/internal/classify"
 	"github.com/omcp/toolfailure/internal/corpus"
+	"github.com/omcp/toolfailure/internal/racetest"
 )
 
 const corpusDir = "../../corpus"
@@ -40,7 +41,7 @@ const (
 
 func TestLeaveSystemOut(t *testing.T) {
 	t.Parallel()
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("ten trainings under the race detector take minutes; scripts/test runs this test without it")
 	}
 	cases := load(t)
@@ -73,7 +74,7 @@ func TestLeaveSystemOut(t *testing.T) {
 // gives: go generate reproduces them.
 func TestCommittedModelReproduces(t *testing.T) {
 	t.Parallel()
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("training under the race detector takes minutes; scripts/test runs this test without it")
 	}
 	m, err := corpus.Train(load(t))

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/omcp/toolfailure/internal/racetest"
 )
 
 // The prefilter scan and the match finders replace simpler definitions for speed; they must give
@@ -102,21 +104,9 @@ func TestFindersMatchPatterns(t *testing.T) {
 		check(s)
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	for range raceRounds(30_000) {
+	for range racetest.Rounds(30_000) {
 		check(randomText(rng, 12))
 	}
-}
-
-// raceRounds is how many of a property check's n random cases run. The check
-// is a loop in one goroutine, which the race detector slows many times over
-// with nothing to find past the first cases: under it a tenth run, and
-// scripts/test runs the check again without the race detector, in full, as
-// -short does.
-func raceRounds(n int) int {
-	if raceEnabled {
-		return max(1, n/10)
-	}
-	return n
 }
 
 // sensitiveKeyReference is SensitiveKey as first written: normalize, then search for each stem in

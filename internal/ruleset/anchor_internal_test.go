@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/omcp/toolfailure/internal/racetest"
 )
 
 // anchoredBranches are the branches of the packs' patterns and guards that
@@ -70,7 +72,7 @@ func TestAnchoredBranchesAgree(t *testing.T) {
 	corpus := corpusMessages(t)
 	checked := 0
 	for k, b := range anchoredBranches(t) {
-		if !raceSample(k) {
+		if !racetest.Sample(k) {
 			continue
 		}
 		// Every 25th corpus message (the branches differ, the messages

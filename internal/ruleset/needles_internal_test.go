@@ -9,6 +9,7 @@ import (
 
 	"github.com/omcp/toolfailure/internal/classify"
 	"github.com/omcp/toolfailure/internal/literal"
+	"github.com/omcp/toolfailure/internal/racetest"
 )
 
 // The needle prefilter may only skip a rule that cannot match: for every
@@ -32,7 +33,7 @@ func TestNeedlesAreSound(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(7, 9))
 	for k, p := range patterns {
-		if k >= handWritten && !raceSample(k) {
+		if k >= handWritten && !racetest.Sample(k) {
 			continue
 		}
 		re := regexp.MustCompile(p)
@@ -66,7 +67,7 @@ func TestNeedlesAreSound(t *testing.T) {
 	common := []string{"Login failed for user 'app'", "SSL certificate problem: unable to get local issuer certificate",
 		"upstream returned 503 Service Unavailable", "Your plan does not include API access", strings.Repeat("é", 100), ""}
 	for i, r := range set.rules {
-		if r.msg == nil || !raceSample(i) {
+		if r.msg == nil || !racetest.Sample(i) {
 			continue
 		}
 		// The common messages, and this rule's own needles in context (a
@@ -114,7 +115,7 @@ func TestLiteralSetsDecideExactly(t *testing.T) {
 	}
 	decided := 0
 	for k, p := range patterns {
-		if k >= handWritten && !raceSample(k) {
+		if k >= handWritten && !racetest.Sample(k) {
 			continue
 		}
 		set := literal.ExactSet(p)
@@ -173,7 +174,7 @@ func TestNeedleIndexFindsExactlyTheNeedles(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(11, 13))
 	noise := []string{" ", "é", "ſ", "K", "\xff", "日本", "x", "-", "0", "Straße"}
-	for range raceRounds(3000) {
+	for range racetest.Rounds(3000) {
 		var b strings.Builder
 		for range 1 + rng.IntN(4) {
 			n := all[rng.IntN(len(all))]

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/omcp/toolfailure/internal/classify"
+	"github.com/omcp/toolfailure/internal/racetest"
 	"github.com/omcp/toolfailure/internal/ruleset"
 )
 
@@ -432,7 +433,7 @@ func TestIndexNeverChangesTheResult(t *testing.T) {
 	tools := []string{"send_email", "send_sms", "read_file", "search", "x"}
 	types := []string{"", "ECONNRESET", "TimeoutError", "Svc1Error"}
 	pick := func(s []string) string { return s[rng.IntN(len(s))] }
-	for round := range ruleset.RaceRounds(200) {
+	for round := range racetest.Rounds(200) {
 		var rules []ruleset.Rule
 		for i := range 1 + rng.IntN(30) {
 			r := ruleset.Rule{Name: fmt.Sprintf("r%02d", i), Priority: int32(rng.IntN(5)), Then: gov("policy_blocked")}

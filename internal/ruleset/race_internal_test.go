@@ -1,5 +1,0 @@
-//go:build race
-
-package ruleset
-
-const raceEnabled = true
