@@ -133,8 +133,13 @@ func (s *Store) changeRules(ctx context.Context, tenantID int64, fn func(tx *sql
 }
 
 func (s *Store) insertRule(ctx context.Context, tx *sql.Tx, r store.Rule, version, now int64) error {
-	_, err := tx.ExecContext(ctx, upsertRule, r.TenantID, r.Name, r.Priority, string(r.Spec), version, now)
+	_, err := tx.ExecContext(ctx, upsertRule, upsertArgs(r, version, now)...)
 	return s.mapError(err)
+}
+
+// upsertArgs are upsertRule's arguments for r at version.
+func upsertArgs(r store.Rule, version, now int64) []any {
+	return []any{r.TenantID, r.Name, r.Priority, string(r.Spec), version, now}
 }
 
 // upsertRule is the statement that insertRule runs.
@@ -248,8 +253,7 @@ func (s *Store) ReplaceRules(ctx context.Context, tenantID int64, rules []store.
 					}
 					defer upsert.Close()
 				}
-				r := seen[c.Name]
-				if _, err := upsert.ExecContext(ctx, r.TenantID, r.Name, r.Priority, string(r.Spec), current+1, now); err != nil {
+				if _, err := upsert.ExecContext(ctx, upsertArgs(seen[c.Name], current+1, now)...); err != nil {
 					return false, s.mapError(err)
 				}
 				changed = true

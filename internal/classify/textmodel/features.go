@@ -163,12 +163,11 @@ func extract(in *Input, f *features) {
 	}
 	// Pairs of concepts say what one alone cannot: "quota" with
 	// "billing" is a plan to upgrade, with "rate" a window to wait for.
-	if n := f.cn; n > 1 {
-		for i := 0; i < n && f.cn < len(f.c); i++ {
-			for j := i + 1; j < n && f.cn < len(f.c); j++ {
-				f.c[f.cn] = mix(mix(seedConceptPair, f.c[i]), f.c[j])
-				f.cn++
-			}
+	n := f.cn
+	for i := 0; i < n && f.cn < len(f.c); i++ {
+		for j := i + 1; j < n && f.cn < len(f.c); j++ {
+			f.c[f.cn] = mix(mix(seedConceptPair, f.c[i]), f.c[j])
+			f.cn++
 		}
 	}
 	// The concepts go after the hints, with a fixed weight of their own:
