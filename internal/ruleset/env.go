@@ -188,7 +188,7 @@ var env = sync.OnceValues(func() (*cel.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cel.NewEnv(
+	e, err := cel.NewEnv(
 		cel.CustomTypeProvider(provider{reg}),
 		cel.Variable("tool", cel.StringType),
 		cel.Variable("server", cel.StringType),
@@ -199,6 +199,15 @@ var env = sync.OnceValues(func() (*cel.Env, error) {
 		cel.ParserExpressionSizeLimit(maxWhenLen+maxRegexLen+maxToolGlobLen+2048),
 		cel.RegexProgramSizeLimit(regexProgramLimit),
 	)
+	if err != nil {
+		return nil, err
+	}
+	// cel-go's checker fills its symbol catalog lazily, the first time a check reports an
+	// undeclared name, while a check that enters a comprehension's scope copies that field
+	// without the lock: two rules compiled at once (two tenants saving rules, parallel tests)
+	// race on it. Reporting one undeclared name here fills it before the environment is shared.
+	_, _ = e.Compile("undeclared_name_fills_the_catalog")
+	return e, nil
 })
 
 // activation binds the CEL variables to one request. It is built once per
