@@ -31,6 +31,12 @@ func Necessary(pattern string) []string {
 	if err != nil {
 		return nil
 	}
+	return NecessaryOf(re)
+}
+
+// NecessaryOf is Necessary for a pattern already parsed (with syntax.Perl),
+// such as one branch of a parsed alternation.
+func NecessaryOf(re *syntax.Regexp) []string {
 	re = re.Simplify()
 	set, ok := necessary(re, false)
 	if !ok {
@@ -128,6 +134,11 @@ func ExactSet(pattern string) []string {
 	if err != nil {
 		return nil
 	}
+	return ExactSetOf(re)
+}
+
+// ExactSetOf is ExactSet for a pattern already parsed (with syntax.Perl).
+func ExactSetOf(re *syntax.Regexp) []string {
 	re = re.Simplify()
 	if !caseless(re) {
 		return nil

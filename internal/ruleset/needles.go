@@ -60,9 +60,14 @@ const maxStarts = 32
 // message; anchored at the few positions where a match can begin, it
 // costs a fraction of that. Branches that test the start of the text or a
 // line anywhere are left alone (a slice would move it).
-func prefixAnchor(re *syntax.Regexp) (starts []string, anchored *regexp.Regexp, wordStart bool) {
+//
+// src is re printed (re.String()), which the anchored form reuses when it
+// is the whole branch: printing a pattern with large negated character
+// classes is costly.
+func prefixAnchor(re *syntax.Regexp, src string) (starts []string, anchored *regexp.Regexp, wordStart bool) {
+	whole := true
 	for re.Op == syntax.OpCapture {
-		re = re.Sub[0]
+		re, whole = re.Sub[0], false
 	}
 	if re.Op != syntax.OpConcat || testsLineStart(re) {
 		return nil, nil, false
@@ -91,8 +96,11 @@ func prefixAnchor(re *syntax.Regexp) (starts []string, anchored *regexp.Regexp, 
 			return nil, nil, false // a match may begin anywhere
 		}
 	}
-	rest := &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: subs}
-	a, err := regexp.Compile(`^(?:` + rest.String() + `)`)
+	if !whole || wordStart {
+		rest := &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: subs}
+		src = rest.String()
+	}
+	a, err := regexp.Compile(`^(?:` + src + `)`)
 	if err != nil {
 		return nil, nil, false
 	}
@@ -165,19 +173,23 @@ func newMessageMatcher(pattern string) (*messageMatcher, error) {
 	}
 	m := &messageMatcher{}
 	for _, sub := range subs {
-		src := sub.String()
-		if set := literal.ExactSet(src); set != nil {
+		// The branch as parsed, not its text parsed again: printing a
+		// branch (String) and parsing it back cost more than the rest of
+		// compiling a pack; only a branch that runs as a regular
+		// expression is printed, for regexp.Compile.
+		if set := literal.ExactSetOf(sub); set != nil {
 			m.branches = append(m.branches, branch{needles: set, literal: true})
 			continue
 		}
+		src := sub.String()
 		re, err := regexp.Compile(src)
 		if err != nil {
 			return nil, err
 		}
-		n := literal.Necessary(src)
+		n := literal.NecessaryOf(sub)
 		m.open = m.open || n == nil
 		b := branch{needles: n, re: re}
-		b.starts, b.anchored, b.wordStart = prefixAnchor(sub)
+		b.starts, b.anchored, b.wordStart = prefixAnchor(sub, src)
 		m.branches = append(m.branches, b)
 	}
 	return m, nil
