@@ -79,7 +79,7 @@ logged. Request IDs are relayed as they were written.`,
 	fs := cmd.Flags()
 	f.cf = addClientFlags(fs)
 	fs.StringVar(&f.upstream, "upstream", "", "streamable HTTP endpoint of the MCP server to front, instead of -- COMMAND")
-	fs.StringVar(&f.listen, "listen", "", "serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio, one upstream session (for a command, one child) per client session")
+	fs.StringVar(&f.listen, "listen", "", "serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio, one upstream session (for a command, one child) per client session, and one shared by the stateless protocol's requests")
 	fs.StringVar(&f.label, "label", "", "server label failures are reported under (default: the upstream's serverInfo.name)")
 	fs.DurationVar(&f.budget, "budget", mcpfailure.DefaultBudget, "how long a failed result may wait for the service before it is passed on unchanged")
 	fs.IntVar(&f.maxMessage, "max-message-bytes", mcpproxy.DefaultMaxMessageBytes, "largest JSON-RPC message relayed; a larger one fails its own call only")

@@ -159,6 +159,7 @@
 // Clients: Stdio, or any mcp.Transport (mcp.StdioTransport, mcp.IOTransport),
 // or Handler for streamable HTTP. The SDK's StreamableHTTPHandler cannot be
 // used, because it dispatches to an *mcp.Server; Handler implements the
-// server side of the transport for a relay, with one upstream per session.
+// server side of the transport for a relay, with one upstream per session,
+// and one shared by the requests of the stateless protocol (2026-07-28).
 // See Handler for how it routes what the upstream sends.
 package mcpproxy

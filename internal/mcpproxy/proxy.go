@@ -788,7 +788,20 @@ func (s *session) tellWarning(ctx context.Context, req *jsonrpc.Request) {
 	if err != nil {
 		return
 	}
-	s.toClient(ctx, &jsonrpc.Request{Method: "notifications/message", Params: params})
+	msg := &jsonrpc.Request{Method: "notifications/message", Params: params}
+	if rw, ok := s.client.(relatedWriter); ok && req.IsCall() {
+		if err := rw.WriteRelated(ctx, msg, req.ID); err != nil && ctx.Err() == nil {
+			s.log.Warn("toolfailure proxy: could not forward a message to the MCP client", slog.String("message", describe(msg)), slog.Any("error", err))
+		}
+		return
+	}
+	s.toClient(ctx, msg)
+}
+
+// relatedWriter is a client connection that can send a message on the
+// stream of one of the client's calls (the HTTP listener's sessions).
+type relatedWriter interface {
+	WriteRelated(ctx context.Context, msg jsonrpc.Message, id jsonrpc.ID) error
 }
 
 // levelAllowsWarning reports whether a client that asked for level (empty:

@@ -52,9 +52,10 @@ type HandlerOptions struct {
 	BearerToken string
 }
 
-// Handler serves MCP over streamable HTTP (protocol versions up to
-// 2025-11-25: sessions, with the Mcp-Session-Id header) and relays each
-// session to an upstream of its own.
+// Handler serves MCP over streamable HTTP and relays each session (protocol
+// versions up to 2025-11-25, with the Mcp-Session-Id header) to an upstream
+// of its own, and the requests of the stateless protocol (2026-07-28 on)
+// to one upstream they share (see serveStateless).
 //
 // The SDK's StreamableHTTPHandler needs an *mcp.Server to dispatch to, and
 // a relay has none, so the server side of the transport is implemented
@@ -63,7 +64,7 @@ type HandlerOptions struct {
 // the POST that carried its request; a progress notification goes on the
 // stream of the request that set its progressToken; anything else from the
 // upstream (sampling and elicitation requests, log messages, list_changed)
-// goes on the standalone GET stream when the client holds one open, and
+// goes, in a session, on the standalone GET stream when the client holds one open, and
 // otherwise on the most recent request stream still open, since over stdio
 // the upstream gives no sign of which call it belongs to and a server asking
 // for input mid-call is the common case. A server-to-client request with
@@ -85,6 +86,9 @@ type Handler struct {
 	sessions map[string]*httpSession
 	starting int // sessions counted against the cap while their upstream starts
 	wg       sync.WaitGroup
+
+	statelessMu sync.Mutex   // held while the shared session starts
+	stateless   *httpSession // the session stateless clients share (see serveStateless)
 }
 
 // Handler returns an http.Handler that serves MCP over streamable HTTP.
@@ -241,26 +245,20 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	created := false
 	if sid == "" {
 		if len(msgs) != 1 || len(calls) != 1 || calls[0].Method != "initialize" {
-			// A client on the stateless protocol (2026-07-28) starts with
-			// server/discover; this error makes it fall back to initialize.
+			if statelessPOST(r, calls) {
+				h.serveStateless(w, r, calls)
+				return
+			}
 			id := jsonrpc.ID{}
 			if len(calls) == 1 {
 				id = calls[0].ID
 			}
 			writeJSONRPCError(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest,
-				"Bad Request: no Mcp-Session-Id header; this proxy serves sessions, which start with initialize")
+				"Bad Request: no Mcp-Session-Id header; a session starts with initialize (protocol versions before "+statelessVersion+" have sessions; from it on, each request names its version)")
 			return
 		}
-		sess, err = h.newSession()
-		if errors.Is(err, errTooManySessions) {
-			h.log.Warn("toolfailure proxy: session refused", slog.Any("error", err))
-			w.Header().Set("Retry-After", "60")
-			writeJSONRPCError(w, http.StatusServiceUnavailable, calls[0].ID, CodeConnectionClosed, "toolfailure proxy: "+err.Error())
-			return
-		}
-		if err != nil {
-			h.log.Error("toolfailure proxy: cannot start the upstream MCP server", slog.Any("error", err))
-			writeJSONRPCError(w, http.StatusBadGateway, calls[0].ID, CodeConnectionClosed, "toolfailure proxy: cannot start the upstream MCP server: "+err.Error())
+		sess, err = h.newSession(false)
+		if !h.sessionStarted(w, calls[0].ID, err) {
 			return
 		}
 		created = true
@@ -299,6 +297,105 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	st.serve(r.Context(), w, sess.done)
 	sess.touch()
+}
+
+// sessionStarted answers the client when a session could not be started
+// (err, for the call id), and reports whether it was.
+func (h *Handler) sessionStarted(w http.ResponseWriter, id jsonrpc.ID, err error) bool {
+	if errors.Is(err, errTooManySessions) {
+		h.log.Warn("toolfailure proxy: session refused", slog.Any("error", err))
+		w.Header().Set("Retry-After", "60")
+		writeJSONRPCError(w, http.StatusServiceUnavailable, id, CodeConnectionClosed, "toolfailure proxy: "+err.Error())
+		return false
+	}
+	if err != nil {
+		h.log.Error("toolfailure proxy: cannot start the upstream MCP server", slog.Any("error", err))
+		writeJSONRPCError(w, http.StatusBadGateway, id, CodeConnectionClosed, "toolfailure proxy: cannot start the upstream MCP server: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// statelessPOST reports whether a POST without a session is a request of
+// the stateless protocol (2026-07-28 and later): every call names such a
+// version, in the Mcp-Protocol-Version header or in its _meta.
+func statelessPOST(r *http.Request, calls []*jsonrpc.Request) bool {
+	if len(calls) == 0 {
+		return r.Header.Get(headerProtocolVersion) >= statelessVersion
+	}
+	for _, c := range calls {
+		v := metaProtocolVersion(c.Params)
+		if v == "" {
+			v = r.Header.Get(headerProtocolVersion)
+		}
+		if v < statelessVersion {
+			return false
+		}
+	}
+	return true
+}
+
+// serveStateless serves a POST of the stateless protocol. Its calls go to
+// one upstream that every stateless client shares (for a command, one child
+// process: a server of that protocol keeps no state between requests, and a
+// process per request would cost a start-up each), under IDs of the
+// proxy's own, so that the IDs of two clients never meet upstream; each
+// answer goes back under the ID its client gave. When the client goes away
+// before an answer, the upstream is told to cancel the call.
+//
+// Notifications and answers POSTed without a session are accepted and
+// dropped: on this protocol nothing ties them to one client's call on the
+// shared upstream.
+func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, calls []*jsonrpc.Request) {
+	if len(calls) == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	sess, err := h.statelessSession()
+	if !h.sessionStarted(w, calls[0].ID, err) {
+		return
+	}
+	sess.touch()
+	st := sess.openStream(calls)
+	defer func() {
+		for _, id := range sess.closeStream(st) {
+			params, _ := json.Marshal(map[string]any{"requestId": idJSON(id), "reason": "the client went away"})
+			sess.push(&jsonrpc.Request{Method: "notifications/cancelled", Params: params})
+		}
+	}()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache, no-transform")
+	w.WriteHeader(http.StatusOK)
+	for _, c := range calls {
+		if !sess.push(c) {
+			return
+		}
+	}
+	st.serve(r.Context(), w, sess.done)
+	sess.touch()
+}
+
+// statelessSession returns the session that stateless clients share,
+// starting it (and its upstream) when there is none or the last one ended.
+// It counts against MaxSessions like any other, and ends like any other
+// when idle.
+func (h *Handler) statelessSession() (*httpSession, error) {
+	h.statelessMu.Lock()
+	defer h.statelessMu.Unlock()
+	if s := h.stateless; s != nil {
+		h.mu.Lock()
+		alive := h.sessions[s.id] == s
+		h.mu.Unlock()
+		if alive {
+			return s, nil
+		}
+	}
+	s, err := h.newSession(true)
+	if err != nil {
+		return nil, err
+	}
+	h.stateless = s
+	return s, nil
 }
 
 func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
@@ -385,7 +482,7 @@ func writeJSONRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code in
 
 var errTooManySessions = errors.New("too many sessions")
 
-func (h *Handler) newSession() (*httpSession, error) {
+func (h *Handler) newSession(shared bool) (*httpSession, error) {
 	h.mu.Lock()
 	if n := len(h.sessions) + h.starting; n >= h.maxSessions {
 		h.mu.Unlock()
@@ -420,6 +517,7 @@ func (h *Handler) newSession() (*httpSession, error) {
 		calls:      map[jsonrpc.ID]*stream{},
 		progress:   map[string]jsonrpc.ID{},
 		lastActive: time.Now(),
+		shared:     shared,
 	}
 	h.mu.Lock()
 	h.sessions[sess.id] = sess
@@ -445,7 +543,11 @@ func (h *Handler) lookup(id string) *httpSession {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.sessions[id]
+	if s := h.sessions[id]; s != nil && !s.shared {
+		return s
+	}
+	// The shared session is nobody's to address, end or listen on.
+	return nil
 }
 
 func (h *Handler) forget(sess *httpSession) {
@@ -502,6 +604,13 @@ type httpSession struct {
 	// request handler's goroutine (see pushConn).
 	sink atomic.Pointer[func(jsonrpc.Message) bool]
 
+	// shared marks the session of stateless clients (serveStateless):
+	// calls travel under IDs of the proxy's own (nextID), and what the
+	// upstream sends that is not an answer or a progress notification
+	// goes to no one, since the open streams are different clients'.
+	shared bool
+	nextID atomic.Int64
+
 	mu         sync.Mutex
 	closed     bool
 	calls      map[jsonrpc.ID]*stream // client call → the stream its answer goes on
@@ -516,6 +625,9 @@ type stream struct {
 	out     chan streamItem
 	gone    chan struct{}
 	pending int // answers still owed on this stream
+	// orig maps the proxy's IDs of a shared session's calls to the IDs
+	// their client gave.
+	orig map[jsonrpc.ID]jsonrpc.ID
 }
 
 type streamItem struct {
@@ -562,6 +674,14 @@ func (s *httpSession) push(m jsonrpc.Message) bool {
 
 func (s *httpSession) openStream(calls []*jsonrpc.Request) *stream {
 	st := newStream()
+	if s.shared {
+		st.orig = make(map[jsonrpc.ID]jsonrpc.ID, len(calls))
+		for _, c := range calls {
+			own := stringID(fmt.Sprintf("toolfailure-proxy-%d", s.nextID.Add(1)))
+			st.orig[own] = c.ID
+			c.ID = own
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range calls {
@@ -569,6 +689,12 @@ func (s *httpSession) openStream(calls []*jsonrpc.Request) *stream {
 		s.calls[key] = st
 		st.pending++
 		if tok, ok := progressToken(c.Params); ok {
+			if other, taken := s.progress[tok]; taken && s.shared && s.calls[other] != st {
+				// Two clients chose one token: whose a notification is
+				// cannot be told, so neither gets it.
+				delete(s.progress, tok)
+				continue
+			}
 			s.progress[tok] = key
 		}
 	}
@@ -587,8 +713,9 @@ func (s *httpSession) openStandalone() (*stream, bool) {
 }
 
 // closeStream forgets a stream whose HTTP response ended. Answers still
-// owed on it have no way to the client any more and are dropped.
-func (s *httpSession) closeStream(st *stream) {
+// owed on it have no way to the client any more and are dropped; it
+// returns the IDs of those calls.
+func (s *httpSession) closeStream(st *stream) (unanswered []jsonrpc.ID) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	close(st.gone)
@@ -604,8 +731,10 @@ func (s *httpSession) closeStream(st *stream) {
 	for id, o := range s.calls {
 		if o == st {
 			delete(s.calls, id)
+			unanswered = append(unanswered, id)
 		}
 	}
+	return unanswered
 }
 
 // serve writes the stream's messages as server-sent events until its last
@@ -667,10 +796,17 @@ var errNoClientStream = errors.New("the client has no open stream to receive it 
 // Write routes a message from the upstream to one of the client's streams;
 // see Handler for the rules.
 func (s *httpSession) Write(ctx context.Context, msg jsonrpc.Message) error {
-	data, err := encodeMessage(msg)
-	if err != nil {
-		return err
-	}
+	return s.write(ctx, msg, nil)
+}
+
+// WriteRelated sends a message of the proxy's own that belongs to the
+// client's call id (such as the proxy's warning, which goes out as the call
+// is forwarded) on the stream of that call.
+func (s *httpSession) WriteRelated(ctx context.Context, msg jsonrpc.Message, id jsonrpc.ID) error {
+	return s.write(ctx, msg, &id)
+}
+
+func (s *httpSession) write(ctx context.Context, msg jsonrpc.Message, related *jsonrpc.ID) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -695,17 +831,42 @@ func (s *httpSession) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 		st.pending--
 		last = st.pending == 0
+		if orig, ok := st.orig[key]; ok {
+			back := *m
+			back.ID = orig
+			msg = &back
+		}
 	case *jsonrpc.Request:
+		if related != nil {
+			st = s.calls[idKey(*related)]
+		}
 		if m.Method == "notifications/progress" {
 			if tok, ok := progressToken(m.Params); ok {
 				st = s.calls[s.progress[tok]]
 			}
 		}
-		if st == nil {
-			st = s.standalone
+		if st == nil && s.shared {
+			// A notification of a subscriptions/listen stream names the
+			// call that opened it, under the proxy's ID: it goes to that
+			// call's client, with the ID that client gave.
+			if sub, ok := subscriptionOf(m.Params); ok {
+				key := idKey(sub)
+				if st = s.calls[key]; st != nil {
+					if orig, ok := st.orig[key]; ok {
+						if params, err := withSubscription(m.Params, orig); err == nil {
+							back := *m
+							back.Params = params
+							msg = &back
+						}
+					}
+				}
+			}
 		}
-		if st == nil && len(s.open) > 0 {
-			st = s.open[len(s.open)-1]
+		if st == nil && !s.shared {
+			st = s.standalone
+			if st == nil && len(s.open) > 0 {
+				st = s.open[len(s.open)-1]
+			}
 		}
 		if st == nil {
 			s.mu.Unlock()
@@ -716,6 +877,10 @@ func (s *httpSession) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 	}
 	s.mu.Unlock()
+	data, err := encodeMessage(msg)
+	if err != nil {
+		return err
+	}
 	select {
 	case st.out <- streamItem{data: data, last: last}:
 		return nil
@@ -734,6 +899,45 @@ func (s *httpSession) Close() error {
 		close(s.done)
 	}
 	return nil
+}
+
+// metaKeySubscriptionID is the _meta key that ties a notification to the
+// subscriptions/listen request whose stream carries it (MCP 2026-07-28).
+const metaKeySubscriptionID = "io.modelcontextprotocol/subscriptionId"
+
+// subscriptionOf reads params._meta's subscription ID.
+func subscriptionOf(params json.RawMessage) (jsonrpc.ID, bool) {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return jsonrpc.ID{}, false
+	}
+	raw, ok := p.Meta[metaKeySubscriptionID]
+	if !ok {
+		return jsonrpc.ID{}, false
+	}
+	id, err := decodeID(raw)
+	return id, err == nil
+}
+
+// withSubscription is params with its _meta's subscription ID set to id,
+// every other member kept.
+func withSubscription(params json.RawMessage, id jsonrpc.ID) (json.RawMessage, error) {
+	var p map[string]json.RawMessage
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, err
+	}
+	var meta map[string]json.RawMessage
+	if err := json.Unmarshal(p["_meta"], &meta); err != nil {
+		return nil, err
+	}
+	meta[metaKeySubscriptionID] = idJSON(id)
+	var err error
+	if p["_meta"], err = json.Marshal(meta); err != nil {
+		return nil, err
+	}
+	return json.Marshal(p)
 }
 
 // progressToken reads params._meta.progressToken (or, for a progress

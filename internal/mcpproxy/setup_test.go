@@ -369,11 +369,11 @@ func (u *upstreamServer) lastResult(tool string) []byte {
 }
 
 // Transports the SDK-level tests run over, as "client side/upstream side",
-// with "@version" when the client asks for an older protocol version. Over
-// stdio both SDKs speak 2026-07-28, the stateless protocol; over HTTP the
-// proxy serves sessions (2025-11-25), and so does the SDK's stateful
-// handler upstream.
-var transports = []string{"stdio/stdio", "stdio/stdio@2025-11-25", "stdio/http", "http/stdio", "http/http"}
+// with "@version" when the client asks for an older protocol version. By
+// default both SDKs speak 2026-07-28, the stateless protocol: over HTTP the
+// proxy then serves calls without a session, and "@2025-11-25" runs its
+// sessions.
+var transports = []string{"stdio/stdio", "stdio/stdio@2025-11-25", "stdio/http", "http/stdio", "http/stdio@2025-11-25", "http/http", "http/http@2025-11-25"}
 
 // setupSession puts the proxy between a Go SDK client and u over the named
 // transports and returns the client session.
