@@ -47,8 +47,11 @@
 //     completed task's result in tasks/get and notifications/tasks,
 //     2026-07-28) gets the key as a direct result would, the task
 //     completed and every other member as it came; every message that
-//     carries the same result gets the same object. Memory is bounded per
-//     session (Config.MaxTasks, Config.TaskExpiry).
+//     carries the same result gets the same object. A task that failed
+//     with a JSON-RPC error (its "error" member, 2026-07-28; the answer to
+//     tasks/result, 2025-11-25) is recorded as an error answer to tools/call
+//     is, with the correlation ID in the error's data. Memory is bounded
+//     per session (Config.MaxTasks, Config.TaskExpiry).
 //
 // Successful results, and everything else, are written out as they were
 // read, in the SDK's encoding of a jsonrpc.Message: params and result keep

@@ -5,6 +5,7 @@ import (
 	"container/list"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -29,6 +30,11 @@ import (
 //     is answered {"resultType": "task", "taskId": …}; a completed task's
 //     result is inlined in the answer to tasks/get and in
 //     notifications/tasks, as its "result" member.
+//
+// A task that failed (status "failed": the call ended in a JSON-RPC error)
+// is recorded as a tools/call answered with that error is, and the error
+// carries the correlation ID in its data: in 2025-11-25 it is the answer to
+// tasks/result, in 2026-07-28 the task's "error" member.
 //
 // The service needs the tool's name (and the call's _meta, for the trace),
 // which none of those messages has, so the session remembers, for each task
@@ -68,6 +74,7 @@ type taskEntry struct {
 	mu      sync.Mutex
 	obj     json.RawMessage // the toolFailure object, once the service gave one
 	failure *mcpfailure.ToolFailure
+	errID   string // the correlation ID of the task's JSON-RPC error, once recorded
 }
 
 func newTaskTable(max int, expiry time.Duration) *taskTable {
@@ -231,8 +238,34 @@ func taskState(raw json.RawMessage) (members []member, id string, result json.Ra
 // (2026-07-28) the client sent. It reports false when the answer is not a
 // failed result of a remembered task, to be sent as it came.
 func (s *session) taskAnswer(ctx context.Context, c *call, m *jsonrpc.Response) bool {
-	if m.Error != nil || s.p.cfg.Classifier == nil {
+	if s.p.cfg.Classifier == nil {
 		return false
+	}
+	if m.Error != nil {
+		// 2025-11-25: the answer to tasks/result of a failed task is its
+		// JSON-RPC error.
+		if c.method != "tasks/result" || !recordsProtocolError(m.Error) {
+			return false
+		}
+		e := s.tasks.get(c.taskID, time.Now())
+		if e == nil {
+			return false
+		}
+		s.work.Add(1)
+		go func() {
+			defer s.work.Done()
+			var out jsonrpc.Message = m
+			var werr *jsonrpc.Error
+			if errors.As(m.Error, &werr) {
+				if id := s.recordTaskError(ctx, e, werr); id != "" {
+					if data, ok := mcpfailure.WithCorrelationID(werr.Data, id); ok {
+						out = &jsonrpc.Response{ID: m.ID, Error: &jsonrpc.Error{Code: werr.Code, Message: werr.Message, Data: data}}
+					}
+				}
+			}
+			s.sendLater(ctx, out)
+		}()
+		return true
 	}
 	switch c.method {
 	case "tasks/result":
@@ -257,7 +290,7 @@ func (s *session) taskAnswer(ctx context.Context, c *call, m *jsonrpc.Response) 
 		}()
 		return true
 	case "tasks/get":
-		e, members, result := s.failedTaskResult(m.Result, c.taskID)
+		e, members, result, taskErr := s.failedTaskResult(m.Result, c.taskID)
 		if e == nil {
 			return false
 		}
@@ -265,7 +298,7 @@ func (s *session) taskAnswer(ctx context.Context, c *call, m *jsonrpc.Response) 
 		go func() {
 			defer s.work.Done()
 			out := m
-			if task, ok := s.annotateInTask(ctx, e, members, result); ok {
+			if task, ok := s.annotateInTask(ctx, e, members, result, taskErr); ok {
 				out = &jsonrpc.Response{ID: m.ID, Result: task}
 			}
 			s.sendLater(ctx, out)
@@ -273,6 +306,17 @@ func (s *session) taskAnswer(ctx context.Context, c *call, m *jsonrpc.Response) 
 		return true
 	}
 	return false
+}
+
+// recordTaskError records the JSON-RPC error task e failed with, once per
+// task, and returns its correlation ID ("" when it was not recorded).
+func (s *session) recordTaskError(ctx context.Context, e *taskEntry, werr *jsonrpc.Error) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.errID == "" {
+		_, e.errID = s.classifyProtocolError(ctx, e.call(), &jsonrpc.Response{Error: werr})
+	}
+	return e.errID
 }
 
 // failedTaskResult returns the remembered task whose object raw is, when
@@ -283,26 +327,34 @@ func (s *session) taskAnswer(ctx context.Context, c *call, m *jsonrpc.Response) 
 // completed), and the proxy passes the status on as it came.
 // fallbackID is the taskId of the request raw answers, for an object
 // without one.
-func (s *session) failedTaskResult(raw json.RawMessage, fallbackID string) (*taskEntry, []member, json.RawMessage) {
+//
+// A task whose status is "failed" (2026-07-28) is returned with its "error"
+// member, the JSON-RPC error it failed with, instead of a result.
+func (s *session) failedTaskResult(raw json.RawMessage, fallbackID string) (e *taskEntry, members []member, result, taskErr json.RawMessage) {
 	if !bytes.Contains(raw, []byte("taskId")) && fallbackID == "" {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	members, id, result, ok := taskState(raw)
 	if !ok {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	if id == "" {
 		id = fallbackID
 	}
+	if stringMember(members, "status") == "failed" {
+		if taskErr, ok := lookup(members, "error"); ok {
+			return s.tasks.get(id, time.Now()), members, nil, taskErr
+		}
+	}
 	switch {
 	case result == nil:
 	case isErrorResult(result):
-		return s.tasks.get(id, time.Now()), members, result
+		return s.tasks.get(id, time.Now()), members, result, nil
 	default:
 		// A success: nothing about the task is needed any more.
 		s.tasks.forget(id)
 	}
-	return nil, nil, nil
+	return nil, nil, nil, nil
 }
 
 // taskNotification handles a task status notification from the upstream.
@@ -315,7 +367,7 @@ func (s *session) taskNotification(ctx context.Context, req *jsonrpc.Request) bo
 	if req.Method != "notifications/tasks" && req.Method != "notifications/tasks/status" {
 		return false
 	}
-	e, members, result := s.failedTaskResult(req.Params, "")
+	e, members, result, taskErr := s.failedTaskResult(req.Params, "")
 	if e == nil {
 		return false
 	}
@@ -323,7 +375,7 @@ func (s *session) taskNotification(ctx context.Context, req *jsonrpc.Request) bo
 	go func() {
 		defer s.work.Done()
 		var out jsonrpc.Message = req
-		if params, ok := s.annotateInTask(ctx, e, members, result); ok {
+		if params, ok := s.annotateInTask(ctx, e, members, result, taskErr); ok {
 			out = &jsonrpc.Request{Method: req.Method, Params: params}
 		}
 		s.sendLater(ctx, out)
@@ -333,13 +385,21 @@ func (s *session) taskNotification(ctx context.Context, req *jsonrpc.Request) bo
 
 // annotateInTask adds the key to the result inlined in a task object and
 // returns the task with every other member as it came (its status stays
-// completed: a tool's failure is not the task's).
-func (s *session) annotateInTask(ctx context.Context, e *taskEntry, task []member, result json.RawMessage) (json.RawMessage, bool) {
-	annotated, ok := s.annotateTask(ctx, e, result)
+// completed: a tool's failure is not the task's). For a failed task
+// (taskErr), it records the error and adds the correlation ID to its data
+// instead.
+func (s *session) annotateInTask(ctx context.Context, e *taskEntry, task []member, result, taskErr json.RawMessage) (json.RawMessage, bool) {
+	name, annotated, ok := "result", json.RawMessage(nil), false
+	if taskErr != nil {
+		name = "error"
+		annotated, ok = s.annotateTaskError(ctx, e, taskErr)
+	} else {
+		annotated, ok = s.annotateTask(ctx, e, result)
+	}
 	if !ok {
 		return nil, false
 	}
-	out, err := setMember(task, "result", annotated)
+	out, err := setMember(task, name, annotated)
 	if err != nil {
 		return nil, false
 	}
@@ -391,6 +451,34 @@ func (s *session) annotateTask(ctx context.Context, e *taskEntry, raw json.RawMe
 		return nil, false
 	}
 	return out, true
+}
+
+// annotateTaskError records the JSON-RPC error object of a failed task and
+// returns it with data.correlationId added, its other members as they came
+// (as recordAndSendError does for an error answer).
+func (s *session) annotateTaskError(ctx context.Context, e *taskEntry, raw json.RawMessage) (json.RawMessage, bool) {
+	members, err := objectMembers(raw)
+	if err != nil {
+		return nil, false
+	}
+	var werr jsonrpc.Error
+	if json.Unmarshal(raw, &werr) != nil || !recordsProtocolError(&werr) {
+		return nil, false
+	}
+	id := s.recordTaskError(context.WithoutCancel(ctx), e, &werr)
+	if id == "" {
+		return nil, false
+	}
+	data, ok := mcpfailure.WithCorrelationID(werr.Data, id)
+	if !ok {
+		return nil, false
+	}
+	out, err := setMember(members, "data", data)
+	if err != nil {
+		return nil, false
+	}
+	b, err := encodeObject(out)
+	return b, err == nil
 }
 
 // sendLater writes a message that took the detour through the service.

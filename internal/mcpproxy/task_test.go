@@ -429,3 +429,106 @@ func nodeWithSDK(t *testing.T) (node, sdk string) {
 	skip("the TypeScript SDK is not installed: run npm ci in sdk/typescript")
 	return "", ""
 }
+
+// TestFailedTaskIsRecorded: a task that failed with a JSON-RPC error
+// (status "failed") is recorded as a tools/call answered with that error
+// is: the error, in the task's "error" member (2026-07-28) or as the answer
+// to tasks/result (2025-11-25), gets data.correlationId, its other members
+// and the task's kept; a later poll and a notification of the same task
+// carry the same ID, and one failed task is one record.
+func TestFailedTaskIsRecorded(t *testing.T) {
+	t.Parallel()
+	svc := startService(t)
+	p := newProxy(t, mcpfailure.NewClassifierClient(nil, svc.url, svc.reportKey), 0)
+	client, upstream, _ := relay(t, p)
+	handshake(t, client, upstream, "raw-task-upstream")
+	listTools(t, client, upstream, `[{"name":"reindex","inputSchema":{"type":"object"}},{"name":"compact","inputSchema":{"type":"object"}}]`)
+
+	startTask(t, client, upstream, "1", "reindex", "t-failed")
+	failed := `{"resultType":"complete","taskId":"t-failed","status":"failed","createdAt":"2026-07-28T10:30:00Z","lastUpdatedAt":"2026-07-28T10:31:00Z","ttlMs":60000,` +
+		`"error":{"code":-32603,"message":"index shard 3 is unreachable: connection refused","data":{"shard":3}}}`
+	got := pollTask(t, client, upstream, 2, "t-failed", failed)
+	var task map[string]json.RawMessage
+	if err := json.Unmarshal(got, &task); err != nil {
+		t.Fatalf("task %s: %v", got, err)
+	}
+	var sent map[string]json.RawMessage
+	_ = json.Unmarshal([]byte(failed), &sent)
+	for k, v := range sent {
+		if k != "error" && string(task[k]) != string(v) {
+			t.Errorf("task member %s changed: %s, sent %s", k, task[k], v)
+		}
+	}
+	if keys := orderedKeys(t, got); strings.Join(keys, ",") != strings.Join(orderedKeys(t, json.RawMessage(failed)), ",") {
+		t.Errorf("task members %v: order not kept", keys)
+	}
+	var werr struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+		Data    struct {
+			Shard         int    `json:"shard"`
+			CorrelationID string `json:"correlationId"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(task["error"], &werr); err != nil {
+		t.Fatalf("error %s: %v", task["error"], err)
+	}
+	if werr.Code != -32603 || werr.Message != "index shard 3 is unreachable: connection refused" || werr.Data.Shard != 3 {
+		t.Errorf("the task's error changed: %s", task["error"])
+	}
+	id := werr.Data.CorrelationID
+	if id == "" {
+		t.Fatalf("the failed task's error has no correlation ID: %s", got)
+	}
+	rec, err := svc.failures().GetFailure(t.Context(), &toolfailurev1.GetFailureRequest{CorrelationId: id})
+	if err != nil {
+		t.Fatalf("GetFailure(%s): %v", id, err)
+	}
+	if f := rec.GetFailure(); f.GetTool() != "reindex" || f.GetServer() != "raw-task-upstream" || f.GetTraceId() != "4bf92f3577b34da6a3ce929d0e0e4736" ||
+		!strings.Contains(f.GetError().GetMessage(), "shard 3") {
+		t.Errorf("record: tool %q server %q trace %q message %q", f.GetTool(), f.GetServer(), f.GetTraceId(), f.GetError().GetMessage())
+	}
+	if strings.Contains(string(got), "toolFailure") {
+		t.Errorf("a failed task is a JSON-RPC error, which carries no toolFailure key: %s", got)
+	}
+
+	// Polled again and pushed: the same ID, one record.
+	if again := pollTask(t, client, upstream, 3, "t-failed", failed); !strings.Contains(string(again), id) {
+		t.Errorf("a second poll: %s, want correlation ID %s", again, id)
+	}
+	upstream.send(`{"jsonrpc":"2.0","method":"notifications/tasks","params":` + failed + `}`)
+	if note := decode(t, client.recv(10*time.Second)); note.Method != "notifications/tasks" || !strings.Contains(string(note.Params), id) {
+		t.Errorf("the notification: %s %s, want correlation ID %s", note.Method, note.Params, id)
+	}
+	list, err := svc.failures().ListFailures(t.Context(), &toolfailurev1.ListFailuresRequest{Filter: &toolfailurev1.FailureFilter{Tool: "reindex"}})
+	if err != nil {
+		t.Fatalf("ListFailures: %v", err)
+	}
+	if n := len(list.GetFailures()); n != 1 {
+		t.Errorf("%d records of the failed task, want 1", n)
+	}
+
+	// 2025-11-25: the answer to tasks/result of a failed task is its error.
+	startTask(t, client, upstream, "4", "compact", "t-old")
+	client.send(`{"jsonrpc":"2.0","id":5,"method":"tasks/result","params":{"taskId":"t-old"}}`)
+	if m := decode(t, upstream.recv(5*time.Second)); m.Method != "tasks/result" {
+		t.Fatalf("upstream got %q, want tasks/result", m.Method)
+	}
+	upstream.send(`{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"compaction aborted: disk full"}}`)
+	answer := client.recv(10 * time.Second)
+	var resp struct {
+		Error struct {
+			Code int64 `json:"code"`
+			Data struct {
+				CorrelationID string `json:"correlationId"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(answer), &resp); err != nil || resp.Error.Code != -32603 || resp.Error.Data.CorrelationID == "" {
+		t.Fatalf("tasks/result of a failed task: %s, want the error with a correlation ID", answer)
+	}
+	rec, err = svc.failures().GetFailure(t.Context(), &toolfailurev1.GetFailureRequest{CorrelationId: resp.Error.Data.CorrelationID})
+	if err != nil || rec.GetFailure().GetTool() != "compact" {
+		t.Errorf("the record of the failed task: %v %v", rec.GetFailure().GetTool(), err)
+	}
+}
