@@ -23,6 +23,7 @@ func newBenchCmd() *cobra.Command {
 		rounds, callers, floorCallers, seed int
 		dropPartition                       int
 		lookups, strict                     bool
+		lookupSample                        int
 		report                              *reportFile
 	)
 	cmd := &cobra.Command{
@@ -58,7 +59,7 @@ while Classify calls go on. Each run makes and drops a schema of its own.`,
 				DatabaseURL: dbURL.Get(), Schema: schema, Binary: self, ServeArgs: strings.Fields(serveArgs),
 				ZeroWorkArgs: strings.Fields(zeroArgs),
 				Duration:     duration, Warmup: warmup, Rounds: rounds, Callers: callers, FloorCallers: floorCallers,
-				Seed: seed, Lookups: lookups, DropPartition: dropPartition, Out: report.out(cmd.OutOrStdout()), Log: bar.writer(stderr),
+				Seed: seed, Lookups: lookups, LookupSample: lookupSample, DropPartition: dropPartition, Out: report.out(cmd.OutOrStdout()), Log: bar.writer(stderr),
 				SeedProgress: func(done, total int) {
 					bar.Set(int64(done))
 					if done >= total {
@@ -89,6 +90,7 @@ while Classify calls go on. Each run makes and drops a schema of its own.`,
 	fs.IntVar(&floorCallers, "floor-callers", 4, "concurrent callers of the latency measurement")
 	fs.IntVar(&seed, "seed", 0, "add this many records with COPY, then measure lookups")
 	fs.BoolVar(&lookups, "lookups", false, "measure lookups on the records already in --schema")
+	fs.IntVar(&lookupSample, "lookup-sample", bench.DefaultLookupSample, "random records the GetFailure measurement reads")
 	fs.IntVar(&dropPartition, "drop-partition", 0, "fill one day two months back with this many records and measure the retention round that drops it")
 	fs.StringVar(&serveArgs, "serve-args", "", "extra flags for the service, space-separated")
 	fs.StringVar(&zeroArgs, "zero-work-args", "", "extra flags for the zero-work handler, space-separated (--commit-wait 1ms)")

@@ -21,7 +21,7 @@ func TestBenchRuns(t *testing.T) {
 	}
 	dbURL := pgtest.URL(t) // the run makes and drops a schema of its own in this database
 	cmd := exec.CommandContext(t.Context(), bin, "bench", "--database-url", dbURL, "--rounds", "1",
-		"--duration", "500ms", "--warmup", "100ms", "--callers", "8", "--floor-callers", "2", "--seed", "3000")
+		"--duration", "500ms", "--warmup", "100ms", "--callers", "8", "--floor-callers", "2", "--seed", "3000", "--lookup-sample", "200")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("bench: %v\n%s", err, out)
@@ -48,7 +48,7 @@ func TestBenchRuns(t *testing.T) {
 		"failed requests: 0  PASS",
 		"service: SIGTERM drained and exited 0",
 		"bench: seeded 3000 of 3000 records",
-		"GetFailure of 2000 random records",
+		"GetFailure of 200 random records",
 		"ListFailures first page, class+code",
 	} {
 		if !strings.Contains(report, want) {

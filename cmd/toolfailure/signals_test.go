@@ -21,6 +21,7 @@ import (
 	"github.com/omcp/toolfailure/internal/pgcluster"
 	"github.com/omcp/toolfailure/internal/pgtest"
 	"github.com/omcp/toolfailure/internal/pgtest/pgmigrated"
+	"github.com/omcp/toolfailure/internal/racetest"
 	"github.com/omcp/toolfailure/store/postgres"
 )
 
@@ -350,8 +351,14 @@ func TestSIGTERMDrainFailsReadinessFirst(t *testing.T) {
 	t.Parallel()
 	dbURL := migrated(t)
 	key := createKey(t, dbURL)
-	// Long enough for the few calls below on a busy machine; the test ends when the process does.
-	svc := startService(t, dbURL, "--drain-delay", "6s", "--shutdown-grace", "20s")
+	// Long enough for the few calls below on a busy machine, twice that
+	// under the race detector; the test ends when the process does (and
+	// fails if the drain ended before the calls were made).
+	drain := "3s"
+	if racetest.Enabled {
+		drain = "6s"
+	}
+	svc := startService(t, dbURL, "--drain-delay", drain, "--shutdown-grace", "20s")
 	classify := func(c *http.Client) *http.Response {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodPost, svc.base+"/toolfailure.v1.ClassifierService/Classify",

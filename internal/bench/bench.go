@@ -69,6 +69,9 @@ type Config struct {
 	// even without seeding.
 	Seed    int
 	Lookups bool
+	// LookupSample is how many random records the GetFailure measurement
+	// reads; zero means DefaultLookupSample.
+	LookupSample int
 	// DropPartition, when above zero, adds that many records in one day two months back, gives
 	// the tenant a retention that expires that day only, and measures the retention round that
 	// drops its partition while Classify calls go on.

@@ -55,6 +55,10 @@ var (
 // often each occurs follows a Zipf distribution, as errors do: a few problems make most records.
 const seedGroups = 2000
 
+// DefaultLookupSample is how many random records the GetFailure measurement
+// reads: enough for a stable p99.
+const DefaultLookupSample = 2000
+
 // seedGroup is one seeded problem: a tool, an error whose message names the problem, and the
 // fingerprint the service would have computed for them.
 type seedGroup struct {
@@ -194,11 +198,15 @@ func lookups(ctx context.Context, cfg Config, admin *pgx.Conn, schema, serviceUR
 	if count == 0 {
 		return false, fmt.Errorf("no records to look up in schema %s; seed some with --seed", schema)
 	}
-	sample := "SELECT id FROM " + table + " WHERE tenant_id = $1 ORDER BY random() LIMIT 2000"
-	if count > 200_000 {
-		sample = "SELECT id FROM " + table + " TABLESAMPLE SYSTEM (0.5) WHERE tenant_id = $1 LIMIT 2000"
+	n := cfg.LookupSample
+	if n <= 0 {
+		n = DefaultLookupSample
 	}
-	rows, err := admin.Query(ctx, sample, tenant.ID)
+	sample := "SELECT id FROM " + table + " WHERE tenant_id = $1 ORDER BY random() LIMIT $2"
+	if count > 200_000 {
+		sample = "SELECT id FROM " + table + " TABLESAMPLE SYSTEM (0.5) WHERE tenant_id = $1 LIMIT $2"
+	}
+	rows, err := admin.Query(ctx, sample, tenant.ID, n)
 	if err != nil {
 		return false, fmt.Errorf("sample IDs: %w", err)
 	}
