@@ -9,6 +9,8 @@ import (
 	"io"
 	"sync"
 
+	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
+
 	"connectrpc.com/connect/v2/connectproto"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -58,8 +60,19 @@ type bodyLimits struct {
 }
 
 func newBodyLimits(l Limits) bodyLimits {
-	return bodyLimits{detailsBytes: l.MaxDetailsBytes, detailsDepth: l.MaxDetailsDepth, attrPairs: int(quick.attrPairs)}
+	return bodyLimits{detailsBytes: l.MaxDetailsBytes, detailsDepth: l.MaxDetailsDepth, attrPairs: attributePairs}
 }
+
+// attributePairs is the most entries error.attributes may have, read from the .proto's own
+// buf.validate rule rather than written twice; a rule that is not there panics at start.
+var attributePairs = func() int {
+	f := (&v1.RawError{}).ProtoReflect().Descriptor().Fields().ByName("attributes")
+	r, _ := proto.GetExtension(f.Options(), validate.E_Field).(*validate.FieldRules)
+	if r.GetMap() == nil || r.GetMap().GetMaxPairs() == 0 {
+		panic("bodylimits: RawError.attributes has no buf.validate map.max_pairs rule")
+	}
+	return int(r.GetMap().GetMaxPairs())
+}()
 
 func (l bodyLimits) tooDeep() string {
 	return fmt.Sprintf("invalid request: error.details: nesting deeper than %d levels", l.detailsDepth)
@@ -115,14 +128,14 @@ func fieldNumber(d protoreflect.MessageDescriptor, name string) protowire.Number
 
 // limitedJSONCodec is the service's JSON codec with the read-time limits.
 type limitedJSONCodec struct {
-	jsonCodec
+	*connectproto.JSONCodec
 	lim bodyLimits
 }
 
 func (c limitedJSONCodec) UnmarshalRead(ctx context.Context, src io.Reader, msg any) error {
 	m, ok := scanned(msg)
 	if !ok {
-		return c.jsonCodec.UnmarshalRead(ctx, src, msg)
+		return c.JSONCodec.UnmarshalRead(ctx, src, msg)
 	}
 	data, done, err := readBody(src)
 	if err != nil {

@@ -264,7 +264,7 @@ func TestBodyLimitsFieldNumbers(t *testing.T) {
 // refuses, and other messages are untouched.
 func TestLimitedCodecs(t *testing.T) {
 	t.Parallel()
-	strict := jsonCodec{connectproto.NewJSONCodec()}
+	strict := connectproto.NewJSONCodec()
 	strict.UnmarshalOptions.DiscardUnknown = false
 	codec := limitedJSONCodec{strict, testBodyLimits}
 	req := &v1.ExplainRequest{}

@@ -225,68 +225,6 @@ func (s *classifierService) checkDetails(v *structpb.Value) error {
 	return nil
 }
 
-// jsonShape measures v as compact JSON (as appendValue writes it, before redaction): its
-// length and its nesting depth, counted from d, in one walk that keeps no output. It replaced
-// encoding the details with protojson only to measure them, which cost as much as classifying
-// the error. The walk stops going deeper past limit levels; a number that JSON cannot hold (NaN,
-// ±Inf) is an error, as it is for protojson. Strings and numbers are written into scratch, one
-// at a time, to be counted.
-type jsonShape struct {
-	limit   int
-	scratch []byte
-}
-
-func (m *jsonShape) measure(v *structpb.Value, d int) (size, deepest int, err error) {
-	if d > m.limit {
-		return 0, d, nil
-	}
-	deepest = d
-	switch k := v.GetKind().(type) {
-	case *structpb.Value_BoolValue:
-		if k.BoolValue {
-			return len("true"), d, nil
-		}
-		return len("false"), d, nil
-	case *structpb.Value_StringValue:
-		m.scratch = appendJSONString(m.scratch[:0], k.StringValue)
-		return len(m.scratch), d, nil
-	case *structpb.Value_NumberValue:
-		m.scratch, err = appendJSONNumber(m.scratch[:0], k.NumberValue)
-		return len(m.scratch), d, err
-	case *structpb.Value_StructValue:
-		size = 2 // {}
-		for name, f := range k.StructValue.GetFields() {
-			n, deep, err := m.measure(f, d+1)
-			if err != nil || deep > m.limit {
-				return 0, max(deepest, deep), err
-			}
-			m.scratch = appendJSONString(m.scratch[:0], name)
-			size += len(m.scratch) + 1 + n + 1 // "name":value,
-			deepest = max(deepest, deep)
-		}
-		if len(k.StructValue.GetFields()) > 0 {
-			size-- // no comma after the last
-		}
-		return size, deepest, nil
-	case *structpb.Value_ListValue:
-		size = 2 // []
-		for _, e := range k.ListValue.GetValues() {
-			n, deep, err := m.measure(e, d+1)
-			if err != nil || deep > m.limit {
-				return 0, max(deepest, deep), err
-			}
-			size += n + 1
-			deepest = max(deepest, deep)
-		}
-		if len(k.ListValue.GetValues()) > 0 {
-			size--
-		}
-		return size, deepest, nil
-	default:
-		return len("null"), d, nil
-	}
-}
-
 // ClassifyInput maps a Classify or Explain request into the domain's
 // input, exactly as the service does before classifying; "rules test"
 // uses it to run offline with the same mapping.

@@ -12,8 +12,6 @@ import (
 	"buf.build/go/protovalidate"
 	"connectrpc.com/connect/v2"
 	"google.golang.org/protobuf/proto"
-
-	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 )
 
 // recoverInterceptor turns a handler panic into an internal error, so that
@@ -50,12 +48,6 @@ type validatingStream struct {
 func (s *validatingStream) Receive(msg any) error {
 	if err := s.ServerStream.Receive(msg); err != nil {
 		return err
-	}
-	switch msg.(type) {
-	case *v1.ClassifyRequest, *v1.ExplainRequest:
-		if certainlyValid(msg.(classifyInput)) {
-			return nil
-		}
 	}
 	m, ok := msg.(proto.Message)
 	if !ok {

@@ -175,7 +175,7 @@ func New(cfg Config) (http.Handler, error) {
 	// Unknown JSON fields are refused rather than dropped: most callers write
 	// JSON by hand (curl, Python), and a misspelled "httpstatus" silently
 	// ignored would lose exactly the signal that classifies the error.
-	strictJSON := jsonCodec{connectproto.NewJSONCodec()}
+	strictJSON := connectproto.NewJSONCodec()
 	strictJSON.UnmarshalOptions.DiscardUnknown = false
 	httpOpts := []connecthttp.Option{
 		connecthttp.WithReadMaxBytes(cfg.Limits.MaxRequestBytes),
