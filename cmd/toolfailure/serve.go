@@ -498,13 +498,13 @@ func (e *envInt) Get() (int, error) {
 
 // tuneGC trades a little memory for CPU unless the operator chose: the
 // service's live heap is small (tens of MB), so Go's default GOGC=100
-// collects very often under load. GOGC=400 keeps the heap well under
-// 150 MB at the bench's load while cutting collection work by about
-// three quarters; the soft memory limit makes the collector work harder
+// collects very often under load. GOGC=300 keeps the peak heap under the
+// bench's RSS floor (docs/reference.md) while cutting collection work by
+// about two thirds; the soft memory limit makes the collector work harder
 // again before memory becomes a problem. GOGC and GOMEMLIMIT override both.
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
+		debug.SetGCPercent(300)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(256 << 20)
