@@ -2,11 +2,9 @@ package mcpproxy_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -132,21 +130,11 @@ func TestMcpNameHeaderNamesTheTool(t *testing.T) {
 	svc := startService(t)
 	p := newProxy(t, mcpfailure.NewClassifierClient(nil, svc.url, svc.reportKey), 0)
 	u := newUpstreamServer(t)
-	h := p.Handler(func() (mcp.Transport, error) {
-		proxyEnd, serverEnd := mcp.NewInMemoryTransports()
-		ss, err := u.Connect(context.Background(), serverEnd, nil)
-		if err != nil {
-			return nil, err
-		}
-		t.Cleanup(func() { _ = ss.Close() })
-		return proxyEnd, nil
-	}, nil)
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() { _ = h.Close(); srv.Close() })
+	url, _ := listenOn(t, p, func() *mcp.Server { return u.Server }, nil)
 
 	post := func(sid, body string, header map[string]string) (*http.Response, string) {
 		t.Helper()
-		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, strings.NewReader(body))
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +146,7 @@ func TestMcpNameHeaderNamesTheTool(t *testing.T) {
 		for k, v := range header {
 			req.Header.Set(k, v)
 		}
-		resp, err := srv.Client().Do(req)
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

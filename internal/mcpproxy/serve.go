@@ -281,22 +281,28 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 
 	st := sess.openStream(calls)
 	defer sess.closeStream(st)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache, no-transform")
 	if created {
 		w.Header().Set("Mcp-Session-Id", sess.id)
 	}
+	sess.answer(w, r, st, msgs)
+}
+
+// answer sends a POST's messages upstream and writes what comes back for
+// them on st, as an event stream, until the last answer.
+func (s *httpSession) answer(w http.ResponseWriter, r *http.Request, st *stream, msgs []jsonrpc.Message) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache, no-transform")
 	// The headers go out with the first event, as the SDK's server sends
 	// them: a flush of its own would cost every call a write and a wake-up
 	// of the client.
 	w.WriteHeader(http.StatusOK)
 	for _, m := range msgs {
-		if !sess.push(m) {
+		if !s.push(m) {
 			return
 		}
 	}
-	st.serve(r.Context(), w, sess.done)
-	sess.touch()
+	st.serve(r.Context(), w, s.done)
+	s.touch()
 }
 
 // sessionStarted answers the client when a session could not be started
@@ -363,16 +369,11 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, calls [
 			sess.push(&jsonrpc.Request{Method: "notifications/cancelled", Params: params})
 		}
 	}()
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache, no-transform")
-	w.WriteHeader(http.StatusOK)
-	for _, c := range calls {
-		if !sess.push(c) {
-			return
-		}
+	msgs := make([]jsonrpc.Message, len(calls))
+	for i, c := range calls {
+		msgs[i] = c
 	}
-	st.serve(r.Context(), w, sess.done)
-	sess.touch()
+	sess.answer(w, r, st, msgs)
 }
 
 // statelessSession returns the session that stateless clients share,

@@ -66,11 +66,19 @@ func TestHandlerRefusesOtherSites(t *testing.T) {
 // session and returns its URL and the number of upstreams started.
 func listenHandler(t *testing.T, p *mcpproxy.Proxy, opts *mcpproxy.HandlerOptions) (string, *atomic.Int32) {
 	t.Helper()
+	return listenOn(t, p, func() *mcp.Server { return newUpstreamServer(t).Server }, opts)
+}
+
+// listenOn serves p's Handler with opts; each upstream it starts is the
+// server upstream returns, over in-memory transports. It returns the URL
+// and the number of upstreams started.
+func listenOn(t *testing.T, p *mcpproxy.Proxy, upstream func() *mcp.Server, opts *mcpproxy.HandlerOptions) (string, *atomic.Int32) {
+	t.Helper()
 	var started atomic.Int32
 	h := p.Handler(func() (mcp.Transport, error) {
 		started.Add(1)
 		proxyEnd, serverEnd := mcp.NewInMemoryTransports()
-		ss, err := newUpstreamServer(t).Connect(context.Background(), serverEnd, nil)
+		ss, err := upstream().Connect(context.Background(), serverEnd, nil)
 		if err != nil {
 			return nil, err
 		}

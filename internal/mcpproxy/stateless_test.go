@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -95,23 +93,11 @@ func TestStatelessClientsShareOneUpstream(t *testing.T) {
 	t.Parallel()
 	p := newProxy(t, refusingClassifier{t}, 0)
 	server, cancelled := statelessUpstream(t)
-	var started atomic.Int32
-	h := p.Handler(func() (mcp.Transport, error) {
-		started.Add(1)
-		proxyEnd, serverEnd := mcp.NewInMemoryTransports()
-		ss, err := server.Connect(context.Background(), serverEnd, nil)
-		if err != nil {
-			return nil, err
-		}
-		t.Cleanup(func() { _ = ss.Close() })
-		return proxyEnd, nil
-	}, nil)
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() { _ = h.Close(); srv.Close() })
+	url, started := listenOn(t, p, func() *mcp.Server { return server }, nil)
 
 	holdCtx, leave := context.WithCancel(t.Context())
 	defer leave()
-	held := statelessCall(t, holdCtx, srv.URL, "1", "hold", `{}`, "tok")
+	held := statelessCall(t, holdCtx, url, "1", "hold", `{}`, "tok")
 	defer func() { _ = held.Body.Close() }()
 	progress := nextEvent(t, bufio.NewReader(held.Body))
 	if !strings.Contains(progress, `"method":"notifications/progress"`) || !strings.Contains(progress, `"progressToken":"tok"`) {
@@ -122,7 +108,7 @@ func TestStatelessClientsShareOneUpstream(t *testing.T) {
 	for _, c := range []struct{ id, text string }{{"1", "first"}, {`"1"`, "string one"}, {"12345678901234567890", "big"}} {
 		// An answer that went to another client would never come.
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-		resp := statelessCall(t, ctx, srv.URL, c.id, "echo", `{"text":"`+c.text+`"}`, "")
+		resp := statelessCall(t, ctx, url, c.id, "echo", `{"text":"`+c.text+`"}`, "")
 		answer := nextEvent(t, bufio.NewReader(resp.Body))
 		_ = resp.Body.Close()
 		cancel()
