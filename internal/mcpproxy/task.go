@@ -251,20 +251,17 @@ func (s *session) taskAnswer(ctx context.Context, c *call, m *jsonrpc.Response) 
 		if e == nil {
 			return false
 		}
-		s.work.Add(1)
-		go func() {
-			defer s.work.Done()
-			var out jsonrpc.Message = m
+		s.later(ctx, func() jsonrpc.Message {
 			var werr *jsonrpc.Error
 			if errors.As(m.Error, &werr) {
 				if id := s.recordTaskError(ctx, e, werr); id != "" {
 					if data, ok := mcpfailure.WithCorrelationID(werr.Data, id); ok {
-						out = &jsonrpc.Response{ID: m.ID, Error: &jsonrpc.Error{Code: werr.Code, Message: werr.Message, Data: data}}
+						return &jsonrpc.Response{ID: m.ID, Error: &jsonrpc.Error{Code: werr.Code, Message: werr.Message, Data: data}}
 					}
 				}
 			}
-			s.sendLater(ctx, out)
-		}()
+			return m
+		})
 		return true
 	}
 	switch c.method {
@@ -279,30 +276,24 @@ func (s *session) taskAnswer(ctx context.Context, c *call, m *jsonrpc.Response) 
 		if e == nil {
 			return false
 		}
-		s.work.Add(1)
-		go func() {
-			defer s.work.Done()
-			out := m
+		s.later(ctx, func() jsonrpc.Message {
 			if result, ok := s.annotateTask(ctx, e, m.Result); ok {
-				out = &jsonrpc.Response{ID: m.ID, Result: result}
+				return &jsonrpc.Response{ID: m.ID, Result: result}
 			}
-			s.sendLater(ctx, out)
-		}()
+			return m
+		})
 		return true
 	case "tasks/get":
 		e, members, result, taskErr := s.failedTaskResult(m.Result, c.taskID)
 		if e == nil {
 			return false
 		}
-		s.work.Add(1)
-		go func() {
-			defer s.work.Done()
-			out := m
+		s.later(ctx, func() jsonrpc.Message {
 			if task, ok := s.annotateInTask(ctx, e, members, result, taskErr); ok {
-				out = &jsonrpc.Response{ID: m.ID, Result: task}
+				return &jsonrpc.Response{ID: m.ID, Result: task}
 			}
-			s.sendLater(ctx, out)
-		}()
+			return m
+		})
 		return true
 	}
 	return false
@@ -371,15 +362,12 @@ func (s *session) taskNotification(ctx context.Context, req *jsonrpc.Request) bo
 	if e == nil {
 		return false
 	}
-	s.work.Add(1)
-	go func() {
-		defer s.work.Done()
-		var out jsonrpc.Message = req
+	s.later(ctx, func() jsonrpc.Message {
 		if params, ok := s.annotateInTask(ctx, e, members, result, taskErr); ok {
-			out = &jsonrpc.Request{Method: req.Method, Params: params}
+			return &jsonrpc.Request{Method: req.Method, Params: params}
 		}
-		s.sendLater(ctx, out)
-	}()
+		return req
+	})
 	return true
 }
 
@@ -479,6 +467,17 @@ func (s *session) annotateTaskError(ctx context.Context, e *taskEntry, raw json.
 	}
 	b, err := encodeObject(out)
 	return b, err == nil
+}
+
+// later sends the message build returns, which takes a detour through the
+// service, from a goroutine of its own, so that the session goes on
+// meanwhile.
+func (s *session) later(ctx context.Context, build func() jsonrpc.Message) {
+	s.work.Add(1)
+	go func() {
+		defer s.work.Done()
+		s.sendLater(ctx, build())
+	}()
 }
 
 // sendLater writes a message that took the detour through the service.
