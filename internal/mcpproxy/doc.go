@@ -13,17 +13,15 @@
 // issued and stored by the toolfailure service, whose correlation ID a
 // support engineer can look up.
 //
-// # A relay of raw JSON-RPC, not a server and a client
+// # What it relays, and what it reads
 //
-// The proxy is not an mcp.Server whose handlers call an mcp.ClientSession:
-// that would re-encode every result, drop what the SDK does not model, lag
-// behind every protocol version, and put two handshakes and two ID spaces
-// where the client expects one. It relays JSON-RPC messages instead. It uses the SDK's transports and
-// its jsonrpc package (mcp.Connection reads and writes jsonrpc.Message
-// values, whose params and results stay json.RawMessage), and keeps one
-// session between the client and the upstream: the handshake, every request
-// and notification in both directions, and their IDs pass through
-// untouched. It looks at only five kinds of message:
+// The proxy relays JSON-RPC messages, over the SDK's transports and its
+// jsonrpc package (mcp.Connection reads and writes jsonrpc.Message values,
+// whose params and results stay json.RawMessage), and keeps one session
+// between the client and the upstream: the handshake, every request and
+// notification in both directions, and their IDs pass through untouched,
+// whatever protocol version the two speak. It looks at only five kinds of
+// message:
 //
 //   - answers to initialize (and server/discover), for the upstream's name
 //     (the label failures are reported under, unless --label says

@@ -42,12 +42,10 @@
 // 19 arrays cost several times more: BenchmarkEncodeBatch) and keeps one connection, so that one backend, warm,
 // does its writes.
 //
-// The failures table is kept lean for this path (migrations/postgres/00004_lean_failures.sql): no
-// foreign key to tenants and no per-row regular expressions or jsonb_typeof checks, which cost the
-// database a large share of its CPU per record (see the migration). Every record was checked
-// before it is queued (store.Prepare, on the caller's goroutine), and the store checks each tenant
-// once before its first write (tenants are never deleted), so "unknown tenant" is still
-// store.ErrNotFound.
+// The failures table has no foreign key to tenants and no per-row checks of its text
+// (migrations/postgres/00004_lean_failures.sql): every record was checked before it is queued
+// (store.Prepare, on the caller's goroutine), and the store checks each tenant once before its
+// first write (tenants are never deleted), so "unknown tenant" is still store.ErrNotFound.
 //
 // The writer flushes as soon as its queue is empty; rows that arrive while a batch is being
 // committed form the next batch, so batches grow with load by themselves and an idle service adds
