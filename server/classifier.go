@@ -81,7 +81,7 @@ func (s *classifierService) Classify(ctx context.Context, req *v1.ClassifyReques
 	if err != nil {
 		return nil, internal("cannot mint a correlation ID", err)
 	}
-	rec, err := s.record(ctx, p, req, out, id, now)
+	rec, err := s.record(ctx, p, req, in.Error.Details, out, id, now)
 	if err != nil {
 		return nil, err
 	}
@@ -265,9 +265,9 @@ func ClassifyInput(req interface {
 // record builds the durable record: the raw error is redacted here, before
 // anything is written, and trace context is taken from the request field or,
 // failing that, from the call's own headers.
-func (s *classifierService) record(ctx context.Context, p auth.Principal, req *v1.ClassifyRequest, out classify.Outcome, id correlation.ID, now time.Time) (store.Failure, error) {
+func (s *classifierService) record(ctx context.Context, p auth.Principal, req *v1.ClassifyRequest, details any, out classify.Outcome, id correlation.ID, now time.Time) (store.Failure, error) {
 	e := req.GetError()
-	rawJSON, message, typ, err := redactedError(e)
+	rawJSON, message, typ, err := redactedError(e, details)
 	if err != nil {
 		return store.Failure{}, invalid("error", err.Error())
 	}

@@ -14,9 +14,10 @@ import (
 // replaced, as the JSON object that is stored (protojson, the API's field names), and its
 // redacted message and type, which the record's fingerprint is computed from, so that they are
 // redacted once. Details are redacted as decoded JSON (redact.Value): a value under a sensitive
-// key is replaced whole, every other string is redacted. The details have passed checkDetails,
-// which refuses what JSON cannot hold (NaN, ±Inf).
-func redactedError(e *v1.RawError) (_ []byte, message, typ string, err error) {
+// key is replaced whole, every other string is redacted. details is e's details as decoded for
+// classification (ClassifyInput), so that they are converted once. The details have passed
+// checkDetails, which refuses what JSON cannot hold (NaN, ±Inf).
+func redactedError(e *v1.RawError, details any) (_ []byte, message, typ string, err error) {
 	r := &v1.RawError{
 		Message:     redact.String(e.GetMessage()),
 		Type:        redact.String(e.GetType()),
@@ -26,8 +27,8 @@ func redactedError(e *v1.RawError) (_ []byte, message, typ string, err error) {
 		RetryAfter:  redact.String(e.GetRetryAfter()),
 		Attributes:  redact.Map(e.GetAttributes()),
 	}
-	if d := e.GetDetails(); d != nil {
-		if r.Details, err = structpb.NewValue(redact.Value(d.AsInterface())); err != nil {
+	if e.GetDetails() != nil {
+		if r.Details, err = structpb.NewValue(redact.Value(details)); err != nil {
 			return nil, "", "", fmt.Errorf("details: %w", err)
 		}
 	}

@@ -82,7 +82,7 @@ func TestRedactedErrorJSON(t *testing.T) {
 		{Message: "string details", Details: structpb.NewStringValue("Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc")},
 	}
 	for _, e := range cases {
-		got, _, _, err := redactedError(e)
+		got, _, _, err := redactedError(e, decodedDetails(e))
 		if err != nil {
 			t.Fatalf("%v: %v", e, err)
 		}
@@ -97,7 +97,7 @@ func TestRedactedErrorJSON(t *testing.T) {
 	numbers := func() float64 { return math.Round(rng.NormFloat64()*1e6) / 1e3 }
 	for range 500 {
 		e := &v1.RawError{Message: strs[rng.IntN(len(strs))], Details: details(randomTree(rng, keys, strs, numbers, 3))}
-		got, _, _, err := redactedError(e)
+		got, _, _, err := redactedError(e, decodedDetails(e))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -216,4 +216,12 @@ func randomTree(rng *rand.Rand, keys, strs []string, numbers func() float64, dep
 		}
 		return m
 	}
+}
+
+// decodedDetails is e's details as ClassifyInput decodes them.
+func decodedDetails(e *v1.RawError) any {
+	if d := e.GetDetails(); d != nil {
+		return d.AsInterface()
+	}
+	return nil
 }
