@@ -20,8 +20,9 @@ classification was rejected on purpose: its correlation ID would be one that
 support cannot look up.
 
 Configuration comes from the arguments or the environment:
-TOOLFAILURE_SERVER (default http://127.0.0.1:8080) and TOOLFAILURE_KEY (a
-key with the "report" scope).
+TOOLFAILURE_SERVER (default http://127.0.0.1:8080), TOOLFAILURE_KEY (a
+key with the "report" scope) and TOOLFAILURE_BUDGET_MS (the budget in
+milliseconds, default 250).
 """
 
 from __future__ import annotations
@@ -44,6 +45,15 @@ _log = logging.getLogger("toolfailure")
 _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$")
 
 
+def default_budget() -> float:
+    """The budget in seconds: TOOLFAILURE_BUDGET_MS, else DEFAULT_BUDGET."""
+    try:
+        ms = int(os.environ.get("TOOLFAILURE_BUDGET_MS", ""))
+    except ValueError:
+        return DEFAULT_BUDGET
+    return ms / 1000 if ms > 0 else DEFAULT_BUDGET
+
+
 class ToolFailureError(Exception):
     """The service refused or could not answer a Classify call."""
 
@@ -58,7 +68,7 @@ def classify(
     idempotency_key: str = "",
     base_url: Optional[str] = None,
     api_key: Optional[str] = None,
-    budget: float = DEFAULT_BUDGET,
+    budget: Optional[float] = None,
 ) -> dict:
     """Call ClassifierService.Classify and return its JSON response.
 
@@ -66,6 +76,8 @@ def classify(
     grpcCode, jsonrpcCode, retryAfter, details, attributes (all optional,
     at least one present). Raises ToolFailureError on any failure.
     """
+    if budget is None:
+        budget = default_budget()
     base_url = (base_url or os.environ.get("TOOLFAILURE_SERVER") or "http://127.0.0.1:8080").rstrip("/")
     api_key = api_key or os.environ.get("TOOLFAILURE_KEY", "")
     if not api_key:
@@ -120,7 +132,7 @@ def attach_tool_failure(
     server: str = "",
     base_url: Optional[str] = None,
     api_key: Optional[str] = None,
-    budget: float = DEFAULT_BUDGET,
+    budget: Optional[float] = None,
 ) -> dict:
     """Return result with the toolFailure key merged into its _meta.
 
