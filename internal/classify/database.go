@@ -88,8 +88,14 @@ func sqlstateKind(code string) (kind, bool) {
 			return kRefused, true
 		}
 		return kNetwork, true
-	case "40", "57", "58", "XX", "53", "HV":
+	case "40", "57", "58", "53", "HV":
 		return kUnavailable, true
+	case "XX":
+		// internal_error and corruption: the core raises XX000 for states
+		// that should not happen, and extensions (PostGIS) for their own
+		// validation errors; neither says that trying again will work, so
+		// the code decides nothing and the text is read instead.
+		return kNone, false
 	case "22", "23", "42", "2B", "2D", "2F", "34", "38", "39", "3B", "44", "25", "55", "54", "21", "26", "27", "0L", "0P", "0Z", "20", "24":
 		return kInvalid, true
 	case "28":
