@@ -60,10 +60,11 @@ func TestEvalSlotsPerTenant(t *testing.T) {
 	})
 }
 
-// TestLongHeldSlotsRest: a slot held for 5 ms (heavy rules, a body at the size limit) stays
-// taken for three times that, so such work holds at most a quarter of a processor per slot;
-// another tenant is not held meanwhile, a slot held briefly is given back at once, and no rest
-// is longer than maxRest.
+// TestLongHeldSlotsRest: a slot held past restAbove (heavy rules, a body at the size limit)
+// stays taken for three times as long, so such work holds at most a quarter of a processor per
+// slot; another tenant is not held meanwhile, a slot held briefly is given back at once, and no
+// rest is longer than maxRest. Inside the synctest bubble, time.Sleep advances its fake clock:
+// no real time passes.
 func TestLongHeldSlotsRest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		slots := newEvalSlots(1)
