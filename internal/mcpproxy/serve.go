@@ -627,8 +627,10 @@ type stream struct {
 	gone    chan struct{}
 	pending int // answers still owed on this stream
 	// orig maps the proxy's IDs of a shared session's calls to the IDs
-	// their client gave.
-	orig map[jsonrpc.ID]jsonrpc.ID
+	// their client gave, and origTokens the proxy's progress tokens (as
+	// progressToken spells them) to the tokens the client gave.
+	orig       map[jsonrpc.ID]jsonrpc.ID
+	origTokens map[string]json.RawMessage
 }
 
 type streamItem struct {
@@ -676,11 +678,24 @@ func (s *httpSession) push(m jsonrpc.Message) bool {
 func (s *httpSession) openStream(calls []*jsonrpc.Request) *stream {
 	st := newStream()
 	if s.shared {
+		// Calls and their progress travel under IDs and tokens of the
+		// proxy's own, so that two clients' never meet upstream.
 		st.orig = make(map[jsonrpc.ID]jsonrpc.ID, len(calls))
 		for _, c := range calls {
-			own := stringID(fmt.Sprintf("toolfailure-proxy-%d", s.nextID.Add(1)))
+			n := s.nextID.Add(1)
+			own := stringID(fmt.Sprintf("toolfailure-proxy-%d", n))
 			st.orig[own] = c.ID
 			c.ID = own
+			if tok, ok := rawProgressToken(c.Params, "_meta"); ok {
+				ownTok := json.RawMessage(fmt.Sprintf(`"toolfailure-proxy-%d"`, n))
+				if params, err := withMember(c.Params, "_meta", "progressToken", ownTok); err == nil {
+					c.Params = params
+					if st.origTokens == nil {
+						st.origTokens = map[string]json.RawMessage{}
+					}
+					st.origTokens[string(ownTok)] = tok
+				}
+			}
 		}
 	}
 	s.mu.Lock()
@@ -690,12 +705,6 @@ func (s *httpSession) openStream(calls []*jsonrpc.Request) *stream {
 		s.calls[key] = st
 		st.pending++
 		if tok, ok := progressToken(c.Params); ok {
-			if other, taken := s.progress[tok]; taken && s.shared && s.calls[other] != st {
-				// Two clients chose one token: whose a notification is
-				// cannot be told, so neither gets it.
-				delete(s.progress, tok)
-				continue
-			}
 			s.progress[tok] = key
 		}
 	}
@@ -844,6 +853,14 @@ func (s *httpSession) write(ctx context.Context, msg jsonrpc.Message, related *j
 		if m.Method == "notifications/progress" {
 			if tok, ok := progressToken(m.Params); ok {
 				st = s.calls[s.progress[tok]]
+				if orig, ok := st.tokenOf(tok); ok {
+					// The client's own token back.
+					if params, err := withMember(m.Params, "", "progressToken", orig); err == nil {
+						back := *m
+						back.Params = params
+						msg = &back
+					}
+				}
 			}
 		}
 		if st == nil && s.shared {
@@ -854,7 +871,7 @@ func (s *httpSession) write(ctx context.Context, msg jsonrpc.Message, related *j
 				key := idKey(sub)
 				if st = s.calls[key]; st != nil {
 					if orig, ok := st.orig[key]; ok {
-						if params, err := withSubscription(m.Params, orig); err == nil {
+						if params, err := withMember(m.Params, "_meta", metaKeySubscriptionID, idJSON(orig)); err == nil {
 							back := *m
 							back.Params = params
 							msg = &back
@@ -922,23 +939,54 @@ func subscriptionOf(params json.RawMessage) (jsonrpc.ID, bool) {
 	return id, err == nil
 }
 
-// withSubscription is params with its _meta's subscription ID set to id,
-// every other member kept.
-func withSubscription(params json.RawMessage, id jsonrpc.ID) (json.RawMessage, error) {
+// withMember is params with member name set to value, in its object
+// member in (its _meta), or at the top when in is empty; every other
+// member kept.
+func withMember(params json.RawMessage, in, name string, value json.RawMessage) (json.RawMessage, error) {
+	if in == "" {
+		var p map[string]json.RawMessage
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, err
+		}
+		p[name] = value
+		return json.Marshal(p)
+	}
 	var p map[string]json.RawMessage
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, err
 	}
-	var meta map[string]json.RawMessage
-	if err := json.Unmarshal(p["_meta"], &meta); err != nil {
+	inner, err := withMember(p[in], "", name, value)
+	if err != nil {
 		return nil, err
 	}
-	meta[metaKeySubscriptionID] = idJSON(id)
-	var err error
-	if p["_meta"], err = json.Marshal(meta); err != nil {
-		return nil, err
-	}
+	p[in] = inner
 	return json.Marshal(p)
+}
+
+// tokenOf returns the client's progress token for the proxy's own token
+// tok (as progressToken spells it), when the stream's call had one.
+func (st *stream) tokenOf(tok string) (json.RawMessage, bool) {
+	if st == nil {
+		return nil, false
+	}
+	orig, ok := st.origTokens[tok]
+	return orig, ok
+}
+
+// rawProgressToken reads the progress token of params' member in (its
+// _meta) as it was written.
+func rawProgressToken(params json.RawMessage, in string) (json.RawMessage, bool) {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil {
+		return nil, false
+	}
+	var inner struct {
+		ProgressToken json.RawMessage `json:"progressToken"`
+	}
+	if json.Unmarshal(p[in], &inner) != nil || len(inner.ProgressToken) == 0 || string(inner.ProgressToken) == "null" {
+		return nil, false
+	}
+	return inner.ProgressToken, true
 }
 
 // progressToken reads params._meta.progressToken (or, for a progress

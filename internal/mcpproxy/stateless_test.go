@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/omcp/toolfailure/internal/mcpproxy"
 )
 
 // statelessUpstream is an MCP server with two tools: "hold" sends one
@@ -86,22 +88,26 @@ func nextEvent(t *testing.T, r *bufio.Reader) string {
 // TestStatelessClientsShareOneUpstream: calls of protocol 2026-07-28 need
 // no session. Clients that use the same JSON-RPC ID at the same time each
 // get their own answer, under the ID they gave (a number past 2^63
-// unchanged); progress goes to the call that asked for it; all of them are
-// served by one upstream; a client that goes away has its call cancelled
-// upstream.
+// unchanged); progress goes to the call that asked for it, under the token
+// it gave, even when two clients chose the same one; all of them are served
+// by one upstream; a client that goes away has its call cancelled upstream.
 func TestStatelessClientsShareOneUpstream(t *testing.T) {
 	t.Parallel()
 	p := newProxy(t, refusingClassifier{t}, 0)
 	server, cancelled := statelessUpstream(t)
 	url, started := listenOn(t, p, func() *mcp.Server { return server }, nil)
 
+	// Two clients hold a call each, with the same ID and the same
+	// progress token: each gets its own progress, under its own token.
 	holdCtx, leave := context.WithCancel(t.Context())
 	defer leave()
-	held := statelessCall(t, holdCtx, url, "1", "hold", `{}`, "tok")
-	defer func() { _ = held.Body.Close() }()
-	progress := nextEvent(t, bufio.NewReader(held.Body))
-	if !strings.Contains(progress, `"method":"notifications/progress"`) || !strings.Contains(progress, `"progressToken":"tok"`) {
-		t.Fatalf("first event of the held call: %s, want its progress", progress)
+	for range 2 {
+		held := statelessCall(t, holdCtx, url, "1", "hold", `{}`, "tok")
+		defer func() { _ = held.Body.Close() }()
+		progress := nextEvent(t, bufio.NewReader(held.Body))
+		if !strings.Contains(progress, `"method":"notifications/progress"`) || !strings.Contains(progress, `"progressToken":"tok"`) {
+			t.Fatalf("first event of a held call: %s, want its progress", progress)
+		}
 	}
 
 	// While "hold" with ID 1 runs, other clients call with ID 1 too.
@@ -130,10 +136,12 @@ func TestStatelessClientsShareOneUpstream(t *testing.T) {
 	}
 
 	leave()
-	select {
-	case <-cancelled:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the held call was not cancelled upstream within 10 s of its client going away")
+	for range 2 {
+		select {
+		case <-cancelled:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a held call was not cancelled upstream within 10 s of its client going away")
+		}
 	}
 }
 
@@ -163,5 +171,24 @@ func TestStatelessPOSTNeedsItsVersion(t *testing.T) {
 	}
 	if code, _ := rawPost(t, url, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, map[string]string{"Mcp-Protocol-Version": "2026-07-28"}); code != http.StatusAccepted {
 		t.Errorf("a stateless notification: %d, want 202", code)
+	}
+}
+
+// TestStatelessCountsAgainstMaxSessions: the upstream that stateless calls
+// share is counted against MaxSessions like a session's: with the cap taken
+// by a session, a stateless call is refused with 503 and starts nothing.
+func TestStatelessCountsAgainstMaxSessions(t *testing.T) {
+	t.Parallel()
+	p := newProxy(t, refusingClassifier{t}, 0)
+	url, started := listenHandler(t, p, &mcpproxy.HandlerOptions{MaxSessions: 1})
+	if code, sid := rawPost(t, url, initializeBody, nil); code != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d %q", code, sid)
+	}
+	stateless := map[string]string{"Mcp-Protocol-Version": "2026-07-28"}
+	if code, _ := rawPost(t, url, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, stateless); code != http.StatusServiceUnavailable {
+		t.Errorf("a stateless call with the cap taken: %d, want 503", code)
+	}
+	if n := started.Load(); n != 1 {
+		t.Errorf("%d upstreams started, want 1 (the session's)", n)
 	}
 }
