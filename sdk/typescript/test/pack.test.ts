@@ -43,9 +43,11 @@ it("npm pack installs into a fresh project and the documented examples work ther
   const app = join(work, "app");
   mkdirSync(app);
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "fresh-app", private: true, type: "module" }));
+  // --prefer-offline: the dependencies are the ones npm ci fetched for this
+  // package already; the package itself comes from the tarball.
   execFileSync(
     "npm",
-    ["install", "--no-audit", "--no-fund", join(work, packed!.filename), "@modelcontextprotocol/sdk@1.32.2", "zod@4.6.7", "typescript@5.9.3", "@types/node@20.19.43"],
+    ["install", "--no-audit", "--no-fund", "--prefer-offline", join(work, packed!.filename), "@modelcontextprotocol/sdk@1.32.2", "zod@4.6.7", "typescript@5.9.3", "@types/node@20.19.43"],
     { cwd: app, stdio: ["ignore", "pipe", "pipe"] },
   );
 
