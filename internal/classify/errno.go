@@ -66,6 +66,26 @@ var (
 	errnoNumberWords = newFoldSet(false, "errno", "winerror", "os error")
 )
 
+// nameLookup are the words that go with Node's ENOTFOUND (getaddrinfo,
+// the dns module's queries) when it means a host name that did not
+// resolve; Node also prints the name after it ("ENOTFOUND
+// api.example.com"). Package managers print ENOTFOUND for a package that
+// does not exist ("ENOTFOUND Package jquerry not found"), which no retry
+// finds: without either, it is not read as a DNS failure.
+var nameLookup = newFoldSet(false, "getaddrinfo", "dns", "lookup", "resolv", "query", "host", "address")
+
+// hostNext reports whether the word after ENOTFOUND is written like a
+// host name: a dot inside it (api.example.com, redis.internal:6379).
+func hostNext(after string) bool {
+	after = strings.TrimLeft(after, " :")
+	end := strings.IndexAny(after, " \t\n,;)")
+	if end < 0 {
+		end = len(after)
+	}
+	dot := strings.IndexByte(after[:end], '.')
+	return dot > 0 && dot < end-1
+}
+
 // errnoKind looks for an errno name in Type, in Details codes, and in the
 // message ("read ECONNRESET", "[Errno 111] Connection refused").
 func (s *signals) errnoKind() (kind, bool) {
@@ -86,7 +106,7 @@ func (s *signals) errnoKind() (kind, bool) {
 			break
 		}
 		found++
-		if k, ok := errnoKinds[string(appendAlnumLower(buf[:0], w))]; ok {
+		if k, ok := errnoKinds[string(appendAlnumLower(buf[:0], w))]; ok && (w != "ENOTFOUND" || nameLookup.in(msg) || hostNext(after)) {
 			return k, true
 		}
 		rest = after

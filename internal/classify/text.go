@@ -271,7 +271,9 @@ var textSets = [setCount]phraseSet{
 	}},
 	tAuthWeak: {kind: kAuth, phrases: []string{" unauthori", " authentication", " credentials", " 401 "}},
 	tDNS: {kind: kDNS, phrases: []string{
-		" enotfound", " eai again", " eai noname", " getaddrinfo", " no such host ",
+		// ENOTFOUND is the errno rule's: it reads it as a failed lookup
+		// only where the message shows one (see nameLookup).
+		" eai again", " eai noname", " getaddrinfo", " no such host ",
 		" name or service not known", " temporary failure in name resolution", " temporary failure resolving", " name resolution",
 		// "resolve" alone is as often a dependency, a symbol or a
 		// reference that cannot be resolved, which never heals: a host

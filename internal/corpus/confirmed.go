@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/omcp/toolfailure/internal/classify"
+	"github.com/omcp/toolfailure/internal/classify/textmodel"
 )
 
 // LoadConfirmed reads a corpus as Load does, leaving out the cases that a
@@ -134,6 +135,14 @@ func FoldEngines(cases []Case, threshold float32) (engines []*classify.Engine, f
 	if err != nil {
 		return nil, nil, err
 	}
+	engines, folds = foldEngines(cases, threshold, models, logits, labels)
+	return engines, folds, nil
+}
+
+// foldEngines puts each fold's model in an engine, with the temperature
+// fitted on the held-out logits of the other folds, so that the fold's
+// own cases do not calibrate the model that scores them.
+func foldEngines(cases []Case, threshold float32, models []*textmodel.Model, logits [][]float64, labels []int) (engines []*classify.Engine, folds []int) {
 	folds = Groups(cases)
 	engines = make([]*classify.Engine, len(models))
 	for f, m := range models {
@@ -149,7 +158,7 @@ func FoldEngines(cases []Case, threshold float32) (engines []*classify.Engine, f
 		}
 		engines[f] = classify.NewEngine(m.WithTemperature(fitTemperature(ol, oy)), threshold)
 	}
-	return engines, folds, nil
+	return engines, folds
 }
 
 // hasConfirmedField reports whether a line of a corpus file has a

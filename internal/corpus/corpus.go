@@ -143,6 +143,11 @@ func Load(path string) ([]Case, error) {
 				return nil, fmt.Errorf("%s:%d: %w", file, line, err)
 			}
 			c.File = filepath.Base(file)
+			if c.Pattern == "-" {
+				// The reports print "-" for no pattern, and two fresh
+				// batches were written with it; it is not a pattern.
+				c.Pattern = ""
+			}
 			where := fmt.Sprintf("%s:%d (%s)", file, line, c.ID)
 			if c.ID == "" {
 				return nil, fmt.Errorf("%s: no id", where)

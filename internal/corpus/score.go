@@ -232,31 +232,20 @@ func Score(e *classify.Engine, cases []Case) []Verdict {
 // temperature is fitted on the held-out logits of the other folds, so the
 // fold's own cases do not calibrate the model that scores them.
 func LeaveSystemOut(cases []Case, threshold float32) ([]Verdict, error) {
-	models, logits, labels, err := foldModels(cases)
+	engines, folds, err := FoldEngines(cases, threshold)
 	if err != nil {
 		return nil, err
 	}
-	folds := Groups(cases)
+	return judgeFolds(cases, engines, folds), nil
+}
+
+// judgeFolds scores every case with its fold's engine.
+func judgeFolds(cases []Case, engines []*classify.Engine, folds []int) []Verdict {
 	out := make([]Verdict, len(cases))
-	for f, m := range models {
-		if m == nil {
-			continue
-		}
-		var ol [][]float64
-		var oy []int
-		for i := range cases {
-			if folds[i] != f {
-				ol, oy = append(ol, logits[i]), append(oy, labels[i])
-			}
-		}
-		e := classify.NewEngine(m.WithTemperature(fitTemperature(ol, oy)), threshold)
-		for i := range cases {
-			if folds[i] == f {
-				out[i] = Judge(&cases[i], classifyWith(e, &cases[i]))
-			}
-		}
+	for i := range cases {
+		out[i] = Judge(&cases[i], classifyWith(engines[folds[i]], &cases[i]))
 	}
-	return out, nil
+	return out
 }
 
 // Classify classifies a case with the embedded baseline, as a tenant

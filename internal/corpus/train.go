@@ -3,6 +3,9 @@ package corpus
 import (
 	"fmt"
 	"math"
+	"runtime"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/omcp/toolfailure/internal/classify"
 	"github.com/omcp/toolfailure/internal/classify/textmodel"
@@ -64,49 +67,65 @@ func examples(cases []Case) ([]textmodel.Example, error) {
 // folds, so that the model's probabilities mean what they say on systems
 // it has not seen.
 func Train(cases []Case) (*textmodel.Model, error) {
-	ex, err := examples(cases)
-	if err != nil {
-		return nil, err
-	}
-	m, err := textmodel.Train(Labels, ex, textmodel.DefaultTrainOptions)
-	if err != nil {
-		return nil, err
-	}
-	logits, labels, err := heldOutLogits(cases)
-	if err != nil {
-		return nil, err
-	}
-	return m.WithTemperature(fitTemperature(logits, labels)), nil
+	_, m, err := CrossValidate(cases, classify.DefaultModelThreshold)
+	return m, err
 }
 
-// heldOutLogits trains one model per fold and returns, for every case, the
-// logits of the model that did not see its system.
-func heldOutLogits(cases []Case) ([][]float64, []int, error) {
-	_, logits, labels, err := foldModels(cases)
-	return logits, labels, err
+// CrossValidate is LeaveSystemOut and Train at once: the fold models that
+// score the cases are the ones whose held-out predictions fit the trained
+// model's temperature, so they are trained once for both, and the model
+// on every case is trained beside them.
+func CrossValidate(cases []Case, threshold float32) ([]Verdict, *textmodel.Model, error) {
+	var full *textmodel.Model
+	var g errgroup.Group
+	g.Go(func() error {
+		ex, err := examples(cases)
+		if err != nil {
+			return err
+		}
+		full, err = textmodel.Train(Labels, ex, textmodel.DefaultTrainOptions)
+		return err
+	})
+	models, logits, labels, ferr := foldModels(cases)
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	if ferr != nil {
+		return nil, nil, ferr
+	}
+	engines, folds := foldEngines(cases, threshold, models, logits, labels)
+	return judgeFolds(cases, engines, folds), full.WithTemperature(fitTemperature(logits, labels)), nil
 }
 
 // foldModels trains one model per fold on the other folds' cases, and
 // returns them (by fold; nil for an empty fold) with every case's logits
-// under the model that did not see its system.
+// under the model that did not see its system. The folds train at the
+// same time, as many as there are processors: each training is
+// deterministic and writes only its own fold's entries, so the result is
+// the same in any order.
 func foldModels(cases []Case) ([]*textmodel.Model, [][]float64, []int, error) {
 	models := make([]*textmodel.Model, Folds)
 	logits := make([][]float64, len(cases))
 	labels := make([]int, len(cases))
-	err := eachFold(cases, func(f int, train, test []int) error {
-		m, err := trainOn(cases, train)
-		if err != nil {
-			return err
-		}
-		models[f] = m
-		for _, i := range test {
-			mi := classify.ModelInput(cases[i].Input())
-			logits[i] = m.Logits(&mi)
-			labels[i], _ = labelIndex(cases[i].Label())
-		}
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	_ = eachFold(cases, func(f int, train, test []int) error {
+		g.Go(func() error {
+			m, err := trainOn(cases, train)
+			if err != nil {
+				return fmt.Errorf("fold %d: %w", f, err)
+			}
+			models[f] = m
+			for _, i := range test {
+				mi := classify.ModelInput(cases[i].Input())
+				logits[i] = m.Logits(&mi)
+				labels[i], _ = labelIndex(cases[i].Label())
+			}
+			return nil
+		})
 		return nil
 	})
-	return models, logits, labels, err
+	return models, logits, labels, g.Wait()
 }
 
 func trainOn(cases []Case, idx []int) (*textmodel.Model, error) {
