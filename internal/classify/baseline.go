@@ -101,12 +101,12 @@ func (e *Engine) Classify(in *Input, now time.Time) Outcome {
 		// A weak rule's refusal (permission, credentials, policy)
 		// is turned into "retry" only at the general override:
 		// retrying a refused call is the costlier mistake.
-		weak := (weakRules[ri] || e.textOnly(s, ri)) && !(kindTable[mk].class == Reliability && kindTable[k].class == Governance)
+		weak := (weakRules[ri] || textOnly(s, ri)) && !(kindTable[mk].class == Reliability && kindTable[k].class == Governance)
 		if g.Probability >= e.override || weak && g.Probability >= e.weakOverride {
 			return byModel()
 		}
 	case kindTable[mk].code != kindTable[k].code:
-		if (weakRules[ri] || e.textOnly(s, ri)) && g.CodeProbability >= e.codeOverride {
+		if (weakRules[ri] || textOnly(s, ri)) && g.CodeProbability >= e.codeOverride {
 			return byModel()
 		}
 	}
@@ -123,7 +123,7 @@ var httpTextRule = ruleIndex("baseline/http-status-text")
 // part of baseline/http-status-text says nothing on a 2xx (an error body
 // sent with success), so there its reading is a phrase's, as weak as
 // baseline/message-text's.
-func (e *Engine) textOnly(s *signals, ri int) bool {
+func textOnly(s *signals, ri int) bool {
 	return ri == httpTextRule && s.hasHTTP && s.http >= 200 && s.http < 300
 }
 

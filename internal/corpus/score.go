@@ -533,21 +533,7 @@ func Sweep(cases []Case, settings []Setting) ([]SweepResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	folds := Groups(cases)
-	engines := make([]*classify.Engine, Folds)
-	for f, m := range models {
-		if m == nil {
-			continue
-		}
-		var ol [][]float64
-		var oy []int
-		for i := range cases {
-			if folds[i] != f {
-				ol, oy = append(ol, logits[i]), append(oy, labels[i])
-			}
-		}
-		engines[f] = classify.NewEngine(m.WithTemperature(fitTemperature(ol, oy)), 0)
-	}
+	engines, folds := foldEngines(cases, 0, models, logits, labels)
 	out := make([]SweepResult, 0, len(settings))
 	for _, st := range settings {
 		var t Totals

@@ -67,15 +67,26 @@ func examples(cases []Case) ([]textmodel.Example, error) {
 // folds, so that the model's probabilities mean what they say on systems
 // it has not seen.
 func Train(cases []Case) (*textmodel.Model, error) {
-	_, m, err := CrossValidate(cases, classify.DefaultModelThreshold)
+	m, _, _, _, err := trainWithFolds(cases)
 	return m, err
 }
 
 // CrossValidate is LeaveSystemOut and Train at once: the fold models that
 // score the cases are the ones whose held-out predictions fit the trained
-// model's temperature, so they are trained once for both, and the model
-// on every case is trained beside them.
+// model's temperature, so they are trained once for both.
 func CrossValidate(cases []Case, threshold float32) ([]Verdict, *textmodel.Model, error) {
+	m, models, logits, labels, err := trainWithFolds(cases)
+	if err != nil {
+		return nil, nil, err
+	}
+	engines, folds := foldEngines(cases, threshold, models, logits, labels)
+	return judgeFolds(cases, engines, folds), m, nil
+}
+
+// trainWithFolds trains the model on every case, beside the fold models
+// (foldModels), and gives it the temperature fitted on their held-out
+// logits.
+func trainWithFolds(cases []Case) (*textmodel.Model, []*textmodel.Model, [][]float64, []int, error) {
 	var full *textmodel.Model
 	var g errgroup.Group
 	g.Go(func() error {
@@ -88,13 +99,12 @@ func CrossValidate(cases []Case, threshold float32) ([]Verdict, *textmodel.Model
 	})
 	models, logits, labels, ferr := foldModels(cases)
 	if err := g.Wait(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if ferr != nil {
-		return nil, nil, ferr
+		return nil, nil, nil, nil, ferr
 	}
-	engines, folds := foldEngines(cases, threshold, models, logits, labels)
-	return judgeFolds(cases, engines, folds), full.WithTemperature(fitTemperature(logits, labels)), nil
+	return full.WithTemperature(fitTemperature(logits, labels)), models, logits, labels, nil
 }
 
 // foldModels trains one model per fold on the other folds' cases, and
