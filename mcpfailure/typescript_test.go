@@ -89,7 +89,8 @@ func nodeEnv(extra ...string) []string {
 // not one go build per test file. The fresh-start test, which holds the
 // reporter to its default budget, runs first and alone, as it did at the
 // head of one serial run; the other files then run a few at a time, since
-// most of their time is spent waiting on npm, tsc and the service.
+// most of their time is spent waiting on npm, tsc and the service; the
+// npm pack test, which rebuilds the package in place, runs last and alone.
 func TestTypeScriptPackage(t *testing.T) {
 	t.Parallel()
 	dir := typescriptPackage(t)
@@ -107,9 +108,8 @@ func TestTypeScriptPackage(t *testing.T) {
 	if len(rest) != len(tests)-2 {
 		t.Fatalf("no %s or %s among the compiled tests: %v", fresh, pack, tests)
 	}
-	// npm pack rebuilds dist/src in place (prepack): it starts last, once every other file has
-	// loaded the package.
-	rest = append(rest, pack)
+	// npm pack rebuilds dist/src in place (prepack), so it runs alone, last: a file that
+	// imported the package while tsc rewrote it found a module without its exports.
 	for _, run := range []struct {
 		name  string
 		args  []string
@@ -117,6 +117,7 @@ func TestTypeScriptPackage(t *testing.T) {
 	}{
 		{"fresh starts", nil, []string{fresh}},
 		{"the rest", []string{"--test-concurrency=3"}, rest},
+		{"npm pack", nil, []string{pack}},
 	} {
 		cmd := exec.Command("node", append(append([]string{"--test"}, run.args...), run.files...)...)
 		cmd.Dir = dir
