@@ -159,4 +159,10 @@ var moreCases = []errCase{
 	{name: "public data key not registered", http: i32(200), msg: "SERVICE_KEY_IS_NOT_REGISTERED_ERROR", class: gov, code: auth},
 	{name: "public data daily quota", http: i32(200), msg: "LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR", class: gov, code: act},
 	{name: "public data service retired", http: i32(200), msg: "NO_OPENAPI_SERVICE_ERROR", class: cap, code: uns},
+	// A circuit breaker that is open, or a queue that is full, sheds calls for a while;
+	// a full disk waits for a person.
+	{name: "circuit breaker open", typ: "Polly.CircuitBreaker.BrokenCircuitException", msg: "The circuit is now open and is not allowing calls.", class: rel, code: tra, retryable: true},
+	{name: "mempool full", msg: "rpc error: code = Unknown desc = mempool is full: number of txs 5000 (max: 5000)", class: rel, code: tra, retryable: true},
+	{name: "simultaneous queries", msg: "Code: 202. DB::Exception: Too many simultaneous queries. Maximum: 100.", class: rel, code: tra, retryable: true},
+	{name: "disk full stays a person's", msg: "write /var/lib/app/data: no space left on device; the buffer is full", class: gov, code: act},
 }

@@ -139,7 +139,13 @@ var textSets = [setCount]phraseSet{
 		" max number of clients", " connection pool exhausted", " pool exhausted",
 		" remaining connection slots", " connection slots are reserved", " pool is exhausted",
 		" no available workers", " queue is full", " queue full", " temporarily overloaded",
-		" heavy load", " under load",
+		" heavy load", " under load", " too many simultaneous",
+		// A queue, mempool or buffer that is full drains on its own; a
+		// disk or a mailbox that is full (tStorage, read earlier) does not.
+		" mempool is full", " buffer is full", " backlog is full", " pool is full", " send queue full",
+		// A circuit breaker that is open sheds calls, unprocessed, until it half-opens.
+		" circuit is open", " circuit is now open", " circuit breaker is open", " circuit open", " broken circuit",
+		" short circuited",
 	}},
 	tContention: {kind: kContention, phrases: []string{
 		" deadlock", " lock wait", " lock timeout", " could not obtain lock",

@@ -63,6 +63,16 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "error: sha256 mismatch for downloaded archive libfoo-1.2.tar.gz", class: classify.Governance, code: classify.CodePolicyBlocked, family: "buildtools."},
 		{msg: "Meson 1.3.0 or newer is required by this project", class: classify.Governance, code: classify.CodeUserActionRequired, family: "buildtools."},
 		{msg: "Package cairo was not found in the pkg-config search path.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "buildtools."},
+		// An installed toolchain older than the project declares, in several ecosystems' words;
+		// an amount below a minimum is not a version.
+		{msg: "meson.build:1:0: ERROR: Meson version is 0.61.2 but project requires >= 1.1.0", class: classify.Governance, code: classify.CodeUserActionRequired, family: "buildtools."},
+		{msg: "error: package 'kit' is using Swift tools version 5.10.0 but the installed version is 5.9.0", class: classify.Governance, code: classify.CodeUserActionRequired, family: "buildtools."},
+		{msg: "Error: Requires Babel \"^7.22.0\", but was loaded with \"7.12.3\".", class: classify.Governance, code: classify.CodeUserActionRequired, family: "buildtools."},
+		{msg: "N/A: version \"v22.3.0 -> N/A\" is not yet installed.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "buildtools."},
+		{msg: "The amount is lower than the minimum", class: classify.Capability, code: classify.CodeInvalidInput},
+		// A node that has not caught up with its peers serves once it has.
+		{msg: "API call rejected because chain is not done bootstrapping", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families."},
+		{msg: "Wallet needs to be fully synced before sending transactions", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families."},
 		{msg: "ERROR: ResolutionImpossible: for help visit the dependency resolution docs", class: classify.Capability, code: classify.CodeInvalidInput, family: "buildtools."},
 		// Devices and payments.
 		{msg: "Command failed: kitchen sensor appears to be offline", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices."},
