@@ -164,5 +164,11 @@ var moreCases = []errCase{
 	{name: "circuit breaker open", typ: "Polly.CircuitBreaker.BrokenCircuitException", msg: "The circuit is now open and is not allowing calls.", class: rel, code: tra, retryable: true},
 	{name: "mempool full", msg: "rpc error: code = Unknown desc = mempool is full: number of txs 5000 (max: 5000)", class: rel, code: tra, retryable: true},
 	{name: "simultaneous queries", msg: "Code: 202. DB::Exception: Too many simultaneous queries. Maximum: 100.", class: rel, code: tra, retryable: true},
+	{name: "qps on a 403", http: i32(403), msg: "Developer Over Qps", class: rel, code: tra, retryable: true},
+	{name: "budget exceeded", http: i32(400), msg: "Budget has been exceeded! Current cost: 50.02, Max budget: 50.0", class: gov, code: act},
+	{name: "not enough funds", msg: "not_enough_funds", class: gov, code: act},
+	{name: "task not found, aborted", msg: "Warning: Task \"biuld\" not found. Use --force to continue.\n\nAborted due to warnings.", class: cap, code: nf},
+	{name: "dependency version conflict", msg: "ERROR: Version conflict: Conflict between boost/1.85.0 and boost/1.83.0 in the graph.", class: cap, code: inv},
+	{name: "document version conflict", http: i32(409), msg: "[_doc][42]: version conflict, current version [3] is different than the one provided [2]", class: rel, code: tra, retryable: true},
 	{name: "disk full stays a person's", msg: "write /var/lib/app/data: no space left on device; the buffer is full", class: gov, code: act},
 }

@@ -114,7 +114,10 @@ var textSets = [setCount]phraseSet{
 		" card was declined", " card declined", " spending limit", " usage limit", " usage cap",
 		" hard limit", " paid plan", " paid subscription", " pro plan", " premium plan",
 		" enterprise plan", " requires a subscription", " requires an active subscription",
-		" requires a paid", " requires an upgrade",
+		" requires a paid", " requires an upgrade", " budget has been exceeded", " budget exceeded",
+		" exceeded your budget", " exceeded the budget", " over budget", " not enough funds",
+		" not enough balance", " balance is too low", " balance too low",
+		" underfunded", " overdrawn",
 	}, patterns: []*regexp.Regexp{re(` requires? (?:a |an )?(?:pro|premium|paid|business|enterprise|team|plus|higher) (?:plan|subscription|account|tier|license|edition)`)}},
 	tStorage: {kind: kStorageFull, phrases: []string{
 		" storage quota", " storage limit", " storage is full", " storage full", " disk quota",
@@ -131,6 +134,7 @@ var textSets = [setCount]phraseSet{
 		" resources exhausted", " too many concurrent", " concurrency limit",
 		" concurrent requests", " concurrent request limit", " requests limit", " calls per ",
 		" exceeded the rate", " enhance your calm", " too many attempts", " too many calls",
+		" over qps", " qps limit", " qps exceeded", " exceeded qps", " exceeds qps", " queries per second",
 	}},
 	tOverloaded: {kind: kOverloaded, phrases: []string{
 		" overloaded", " over capacity", " at capacity", " out of capacity",
@@ -161,7 +165,9 @@ var textSets = [setCount]phraseSet{
 		" optimistic lock", " version conflict", " precondition failed etag", " etag mismatch",
 		" try restarting", " being modified", " being updated", " being processed",
 		" being deleted", " being created",
-	}},
+		// Two requirements that conflict (a dependency graph's "version
+		// conflict between a 1.2 and a 1.3") never heal by waiting.
+	}, unless: []string{" conflict between", " conflicts between"}},
 	tAuth: {kind: kAuth, phrases: []string{
 		" unauthenticated", " not authenticated", " must be logged in", " must be authenticated",
 		" invalid login", " password not accepted", " authentication unsuccessful",
@@ -319,7 +325,7 @@ var textSets = [setCount]phraseSet{
 		" stream terminated", " stream reset", " stream closed", " rst stream", " goaway",
 		" upstream connect error", " disconnect reset", " tls handshake", " ssl handshake",
 		" handshake failed", " connection interrupted", " use of closed network connection",
-		" context canceled", " request aborted", " aborted", " und err",
+		" context canceled", " request aborted", " und err",
 		" communications link failure", " network changed", " empty response",
 		" internet disconnected", " max retries", " maximum retries", " retries exceeded",
 		" retries exhausted", " maximum number of retries", " gone away", " lost connection",
