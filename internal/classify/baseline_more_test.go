@@ -170,5 +170,9 @@ var moreCases = []errCase{
 	{name: "task not found, aborted", msg: "Warning: Task \"biuld\" not found. Use --force to continue.\n\nAborted due to warnings.", class: cap, code: nf},
 	{name: "dependency version conflict", msg: "ERROR: Version conflict: Conflict between boost/1.85.0 and boost/1.83.0 in the graph.", class: cap, code: inv},
 	{name: "document version conflict", http: i32(409), msg: "[_doc][42]: version conflict, current version [3] is different than the one provided [2]", class: rel, code: tra, retryable: true},
+	{name: "tool not licensed", msg: "ERROR 000824: The tool is not licensed.", class: gov, code: act},
+	{name: "dormant account", msg: "Account is dormant", class: gov, code: act},
+	{name: "waf block page zh", http: i32(403), msg: "网站防火墙 您的请求带有不合法参数，已被网站管理员设置拦截！", class: gov, code: pol},
+	{name: "request intercepted zh", http: i32(412), msg: "请求被拦截", class: gov, code: pol},
 	{name: "disk full stays a person's", msg: "write /var/lib/app/data: no space left on device; the buffer is full", class: gov, code: act},
 }

@@ -93,7 +93,10 @@ var textSets = [setCount]phraseSet{
 		" complete the verification", " verify your identity", " verify your account",
 		" account is locked", " account locked", " account has been locked", " account is disabled",
 		" account has been disabled", " account disabled", " two factor authentication setup",
-		" onboarding",
+		" onboarding", " not licensed", " unlicensed", " no valid license", " license has expired",
+		" license expired", " licence has expired", " licence expired", " activate your account",
+		" account is inactive", " account inactive", " account is not active", " account not active",
+		" dormant",
 	}},
 	tBilling: {kind: kBilling, phrases: []string{
 		" billing details", " check your billing", " billing account", " billing is not enabled",
