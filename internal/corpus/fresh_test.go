@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 88.2
-	freshFloorCode                = 83.7
-	freshFloorPermanentRetryable  = 1.4
-	freshFloorTransientNotRetried = 3.3
+	freshFloorClass               = 85.0
+	freshFloorCode                = 74.3
+	freshFloorPermanentRetryable  = 2.1
+	freshFloorTransientNotRetried = 3.9
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
