@@ -174,5 +174,8 @@ var moreCases = []errCase{
 	{name: "dormant account", msg: "Account is dormant", class: gov, code: act},
 	{name: "waf block page zh", http: i32(403), msg: "网站防火墙 您的请求带有不合法参数，已被网站管理员设置拦截！", class: gov, code: pol},
 	{name: "request intercepted zh", http: i32(412), msg: "请求被拦截", class: gov, code: pol},
+	{name: "rust unreachable", msg: "internal error: entered unreachable code: only catalog items can be dropped", class: cap, code: "internal_error"},
+	{name: "c assert", msg: "app: src/queue.c:88: queue_pop: Assertion `q->len > 0' failed.", class: cap, code: "internal_error"},
+	{name: "monthly request quota", http: i32(200), msg: "Too many requests per month", class: gov, code: act},
 	{name: "disk full stays a person's", msg: "write /var/lib/app/data: no space left on device; the buffer is full", class: gov, code: act},
 }

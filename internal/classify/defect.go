@@ -58,6 +58,13 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|Call to undefined (?:function|method)` +
 	`|maximum recursion depth exceeded` +
 	`|Maximum call stack size exceeded` +
+	// Code the author asserted could never run, or a condition asserted
+	// true, found otherwise: Rust's unreachable!() and assert!, C's assert,
+	// Zig's unreachable.
+	`|(?:entered|reached) unreachable code` +
+	`|assertion failed: ` +
+	`|Assertion failed in file ` +
+	"|Assertion `[^`']{1,200}' failed" +
 	// Nim raises a Defect only for a bug; its runtime names it in brackets.
 	`|unhandled exception: .{0,200}\[(?:Index|NilAccess|DivByZero|Overflow|Range|Field|ObjectConversion|Assertion|AccessViolation|FloatDivByZero|FloatOverflow|FloatInvalidOp)Defect\]`)
 
@@ -71,7 +78,8 @@ var defectWords = words("ZeroDivisionError", "KeyError", "AttributeError", "Inde
 	"ReferenceError: ", "Cannot read propert", "Cannot destructure property", "TypeError: ",
 	"Object reference not set", "panic: runtime error:", "nil pointer dereference", "panicked at",
 	"::unwrap()", "Unexpectedly found nil", "undefined method ", "Call to a member function",
-	"Call to undefined", "maximum recursion depth", "Maximum call stack", "Defect]")
+	"Call to undefined", "maximum recursion depth", "Maximum call stack", "Defect]", "unreachable code",
+	"assertion failed: ", "Assertion failed in file ", "Assertion `")
 
 // isDefectText is defectText.MatchString behind its literal prefilter.
 func isDefectText(t string) bool {

@@ -113,7 +113,7 @@ var textSets = [setCount]phraseSet{
 		" subscription is inactive", " trial has expired", " trial expired",
 		" trial period has ended", " account is suspended", " account suspended",
 		" account has been suspended", " account is past due", " past due", " daily limit",
-		" monthly limit", " monthly quota", " daily quota", " quota for today", " per day",
+		" monthly limit", " monthly quota", " daily quota", " quota for today", " per day", " per month",
 		" card was declined", " card declined", " spending limit", " usage limit", " usage cap",
 		" hard limit", " paid plan", " paid subscription", " pro plan", " premium plan",
 		" enterprise plan", " requires a subscription", " requires an active subscription",

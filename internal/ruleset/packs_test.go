@@ -73,6 +73,7 @@ func TestPackFamilies(t *testing.T) {
 		// A firewall's page in Chinese speaks of illegal parameters; the block is what it is.
 		{msg: "您的请求带有不合法参数，已被网站管理员设置拦截！", class: classify.Governance, code: classify.CodePolicyBlocked},
 		{msg: "参数错误：缺少必要参数 name", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-intl."},
+		{msg: "Draft order is not ready to be confirmed", http: status(422), class: classify.Capability, code: classify.CodeInvalidInput},
 		// A node that has not caught up with its peers serves once it has.
 		{msg: "API call rejected because chain is not done bootstrapping", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families."},
 		{msg: "Wallet needs to be fully synced before sending transactions", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families."},
