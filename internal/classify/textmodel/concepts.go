@@ -73,6 +73,8 @@ var conceptWords = map[concept][]string{
 		"权限", "無權", "无权", "沒有權限", "没有权限", "拒绝访问", "拒絕存取", "禁止访问", "禁止", "權限", "拒绝", "拒絕",
 		"アクセス拒否", "許可されていません", "権限がありません",
 		"권한", "접근 거부", "거부", "허용되지", "금지",
+		// Greek, Hindi, Finnish, Hungarian, Norwegian and Danish, Romanian, Albanian, Kazakh.
+		"άρνηση πρόσβασης", "δεν επιτρέπεται", "απαγορεύ", "δικαιώματ", "अनुमति नहीं", "पहुंच अस्वीकृत", "pääsy estetty", "ei oikeuksia", "käyttöoikeu", "ei sallittu", "hozzáférés megtagadva", "nincs jogosultság", "jogosultság", "nem engedélyezett", "tilgang nektet", "ingen tilgang", "adgang nægtet", "ikke tillatt", "ikke tilladt", "acces refuzat", "рұқсат жоқ", "qasja u refuzua", "nuk lejohet",
 	},
 	conceptAuth: {
 		"unauthenticated", "not authenticated", "authentication", "authenticate", "unauthorized", "unauthorised", "login", "log in", "sign in",
@@ -92,6 +94,8 @@ var conceptWords = map[concept][]string{
 		"认证", "鉴权", "鑑權", "登录", "登陆", "登入", "密码", "密碼", "令牌", "密钥", "金鑰", "签名", "簽名", "授权", "授權", "未授权", "會話", "会话",
 		"認証", "ログイン", "パスワード", "トークン", "サインイン", "署名", "セッション",
 		"인증", "로그인", "비밀번호", "토큰", "서명", "세션",
+		// Greek, Hindi, Finnish, Hungarian, Norwegian and Danish, Romanian, Albanian, Kazakh.
+		"πιστοποίηση", "κωδικός πρόσβασης", "प्रमाणीकरण", "पासवर्ड", "tunnistautu", "salasana", "kirjaudu", "hitelesítés", "jelszó", "bejelentkez", "passord", "adgangskode", "logg inn", "log ind", "autentific", "parolă", "fjalëkalim", "құпиясөз",
 	},
 	conceptExpired: {
 		"expired", "expire", "expiry", "expiration", "no longer valid",
@@ -142,6 +146,8 @@ var conceptWords = map[concept][]string{
 		"bảo trì", "tạm thời", "không khả dụng", "pemeliharaan", "sementara", "tidak tersedia", "غير متاح", "صيانة", "مؤقت", "לא זמין", "תחזוקה", "در دسترس نیست",
 		"不可用", "维护", "維護", "暂时", "暫時", "暂停服务", "服务不可用", "服務無法使用",
 		"メンテナンス", "一時的", "利用できません", "停止中", "점검", "일시적", "사용할 수 없", "이용할 수 없",
+		// Greek, Hindi, Finnish, Hungarian, Norwegian and Danish, Romanian, Albanian, Kazakh.
+		"μη διαθέσιμ", "συντήρηση", "προσωρινά", "उपलब्ध नहीं", "अनुपलब्ध", "रखरखाव", "ei käytettävissä", "tilapäisesti", "nem elérhető", "karbantartás", "ideiglenesen", "utilgjengelig", "midlertidig", "vedlikehold", "ikke tilgængelig", "indisponibil", "mentenanță", "përkohësisht", "қолжетімсіз", "уақытша",
 	},
 	conceptBusy: {
 		"busy", "overload", "capacity", "congest", "saturat", "high demand", "heavy load",
@@ -160,6 +166,8 @@ var conceptWords = map[concept][]string{
 		"không tìm thấy", "không tồn tại", "tidak ditemukan", "tidak ada", "غير موجود", "لم يتم العثور", "לא נמצא", "یافت نشد", "وجود ندارد",
 		"不存在", "未找到", "找不到", "查无", "查無", "无此", "無此", "没有找到", "未知",
 		"見つかりません", "存在しません", "見つからない", "찾을 수 없", "존재하지 않", "없는",
+		// Greek, Hindi, Finnish, Hungarian, Norwegian and Danish, Romanian, Albanian, Kazakh.
+		"δεν βρέθηκε", "δεν υπάρχει", "नहीं मिला", "नहीं मिली", "मौजूद नहीं", "ei löytynyt", "ei löydy", "ei ole olemassa", "tuntematon", "nem található", "nem létezik", "ismeretlen", "ikke funnet", "finnes ikke", "ikke fundet", "findes ikke", "ukjent", "ukendt", "nu a fost găsit", "nu există", "necunoscut", "nuk u gjet", "nuk ekziston", "nuk gjendet", "табылмады",
 	},
 	conceptInvalid: {
 		"invalid", "malformed", "must be", "required", "missing", "bad request", "parse", "syntax", "not valid", "wrong format", "expected",
@@ -171,6 +179,8 @@ var conceptWords = map[concept][]string{
 		"không hợp lệ", "bắt buộc", "thiếu", "tidak valid", "wajib", "tidak sah", "غير صالح", "مطلوب", "غير صحيح", "לא חוקי", "שגוי", "نامعتبر", "الزامی",
 		"无效", "無效", "错误的", "錯誤的", "参数", "參數", "不合法", "非法", "格式", "必填", "缺少", "不能为空", "不正确", "有误",
 		"不正", "無効", "必須", "パラメータ", "形式", "正しくありません", "유효하지 않", "잘못된", "필수", "파라미터", "형식", "올바르지 않",
+		// Greek, Hindi, Finnish, Hungarian, Norwegian and Danish, Romanian, Albanian, Kazakh.
+		"μη έγκυρ", "άκυρ", "απαιτείται", "अमान्य", "आवश्यक है", "virheellinen", "pakollinen", "puuttuu", "érvénytelen", "kötelező", "hiányzik", "hibás", "ugyldig", "påkrevd", "påkrævet", "mangler", "obligatoriu", "lipsește", "i pavlefshëm", "e pavlefshme", "mungon", "жарамсыз",
 	},
 	conceptUnsupported: {
 		"not supported", "unsupported", "not implemented", "unimplemented", "no support", "not available for", "cannot be used with",
@@ -179,6 +189,8 @@ var conceptWords = map[concept][]string{
 		"nie jest obsługiwan", "nieobsługiwan", "desteklenmiyor", "niet ondersteund", "není podporován", "stöds inte",
 		"không hỗ trợ", "tidak didukung", "غير مدعوم", "לא נתמך", "پشتیبانی نمی",
 		"不支持", "不支援", "暂不支持", "未实现", "サポートされていません", "未対応", "対応していません", "지원되지 않", "지원하지 않",
+		// Greek, Hindi, Finnish, Hungarian, Norwegian and Danish, Romanian, Albanian, Kazakh.
+		"δεν υποστηρίζεται", "समर्थित नहीं", "असमर्थित", "ei tuettu", "ei tueta", "nem támogatott", "støttes ikke", "understøttes ikke", "nu este suportat", "neacceptat", "nuk mbështetet", "қолдау көрсетілмейді",
 	},
 	conceptTooLarge: {
 		"too large", "too long", "too big", "exceeds the maximum", "maximum size", "max size", "payload size", "too many items", "length exceeds",
@@ -234,6 +246,8 @@ var conceptWords = map[concept][]string{
 		"повтор", "попробуйте", "позже", "ponów", "spróbuj", "później", "tekrar dene", "daha sonra", "opnieuw", "later opnieuw", "zkuste", "později",
 		"försök igen", "senare", "thử lại", "coba lagi", "nanti", "لاحقا", "حاول مرة", "נסה שוב", "מאוחר יותר", "دوباره", "بعدا",
 		"重试", "重試", "再试", "再試", "稍后", "稍後", "请稍", "請稍", "再試行", "もう一度", "しばらく", "後ほど", "時間をおいて", "다시 시도", "잠시 후", "나중에",
+		// Greek, Hindi, Finnish, Hungarian, Norwegian and Danish, Romanian, Albanian, Kazakh.
+		"δοκιμάστε ξανά", "αργότερα", "फिर से प्रयास", "बाद में", "yritä uudelleen", "myöhemmin", "próbálja újra", "később", "prøv igjen", "prøv igen", "încercați din nou", "mai târziu", "provoni përsëri", "më vonë", "кейінірек",
 	},
 	conceptDisabled: {
 		"disabled", "not enabled", "deactivated", "inactive", "turned off", "not activated", "not configured",
