@@ -177,5 +177,9 @@ var moreCases = []errCase{
 	{name: "rust unreachable", msg: "internal error: entered unreachable code: only catalog items can be dropped", class: cap, code: "internal_error"},
 	{name: "c assert", msg: "app: src/queue.c:88: queue_pop: Assertion `q->len > 0' failed.", class: cap, code: "internal_error"},
 	{name: "monthly request quota", http: i32(200), msg: "Too many requests per month", class: gov, code: act},
+	{name: "no named token", msg: "ENOGHTOKEN No GitHub token specified.", class: gov, code: auth},
+	{name: "invalid named token", msg: "EINVALIDGHTOKEN Invalid GitHub token.", class: gov, code: auth},
+	{name: "invalid page token", http: i32(400), msg: "Invalid page token", class: cap, code: inv},
+	{name: "security rules block zh", http: i32(403), msg: "拒绝访问\n访问被拒绝\n您的请求已被我们的安全规则阻止。", class: gov, code: pol},
 	{name: "disk full stays a person's", msg: "write /var/lib/app/data: no space left on device; the buffer is full", class: gov, code: act},
 }

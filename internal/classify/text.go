@@ -217,7 +217,13 @@ var textSets = [setCount]phraseSet{
 		" account not linked", " account is not connected", " integration is not connected",
 		" provide credentials", " two factor authentication required", " 2fa required",
 		" mfa required", " multi factor authentication required",
-	}},
+	}, patterns: []*regexp.Regexp{
+		// A named credential that is invalid or was never given ("Invalid
+		// GitHub token", "No npm token specified"); a page or continuation
+		// token that is invalid is a bad argument (unless).
+		re(` invalid (?:[a-z0-9]+ ){1,2}(?:token|api key) `),
+		re(` no (?:[a-z0-9]+ ){1,2}(?:token|api key) (?:specified|provided|found|set|configured|given)`),
+	}, unless: []string{" page token", " continuation token", " next token", " pagination token", " sync token", " csrf token"}},
 	tPolicy: {kind: kPolicy, phrases: []string{
 		" content policy", " content filter", " content management policy", " content moderation",
 		" moderation", " safety system", " safety filter", " safety policy", " safety settings",

@@ -72,6 +72,8 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "The amount is lower than the minimum", class: classify.Capability, code: classify.CodeInvalidInput},
 		// A firewall's page in Chinese speaks of illegal parameters; the block is what it is.
 		{msg: "您的请求带有不合法参数，已被网站管理员设置拦截！", class: classify.Governance, code: classify.CodePolicyBlocked},
+		{msg: "拒绝访问\n您的请求已被我们的安全规则阻止。", http: status(403), class: classify.Governance, code: classify.CodePolicyBlocked},
+		{msg: "拒绝访问：没有操作权限", http: status(403), class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl."},
 		{msg: "参数错误：缺少必要参数 name", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-intl."},
 		{msg: "Draft order is not ready to be confirmed", http: status(422), class: classify.Capability, code: classify.CodeInvalidInput},
 		// A node that has not caught up with its peers serves once it has.
