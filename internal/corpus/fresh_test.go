@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 85.0
-	freshFloorCode                = 74.3
-	freshFloorPermanentRetryable  = 2.1
-	freshFloorTransientNotRetried = 3.9
+	freshFloorClass               = 87.2
+	freshFloorCode                = 80.0
+	freshFloorPermanentRetryable  = 1.6
+	freshFloorTransientNotRetried = 2.7
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
