@@ -181,5 +181,10 @@ var moreCases = []errCase{
 	{name: "invalid named token", msg: "EINVALIDGHTOKEN Invalid GitHub token.", class: gov, code: auth},
 	{name: "invalid page token", http: i32(400), msg: "Invalid page token", class: cap, code: inv},
 	{name: "security rules block zh", http: i32(403), msg: "拒绝访问\n访问被拒绝\n您的请求已被我们的安全规则阻止。", class: gov, code: pol},
+	{name: "connect failed for a missing secret", msg: "connect failed: cannot get provider secret: Secret \"alibaba-creds\" not found", class: cap, code: nf},
+	{name: "connecting to an uninitialized repository", msg: "ERROR error connecting to repository: repository not initialized in the provided storage", class: rel, code: tra},
+	{name: "connect failed stays transient", msg: "connect failed: connection timed out after 30s", class: rel, code: tra, retryable: true},
+	{name: "python repr key error", msg: "Internal error: KeyError ('site')\nAn internal error occurred while processing your request.", class: cap, code: "internal_error"},
+	{name: "buying power", http: i32(200), msg: "Buying power is insufficient, please cancel open buy orders and try again", class: gov, code: act},
 	{name: "disk full stays a person's", msg: "write /var/lib/app/data: no space left on device; the buffer is full", class: gov, code: act},
 }

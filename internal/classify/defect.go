@@ -58,6 +58,9 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|Call to undefined (?:function|method)` +
 	`|maximum recursion depth exceeded` +
 	`|Maximum call stack size exceeded` +
+	// A Python exception printed by its repr rather than its str:
+	// "KeyError('site')", "KeyError ('site')".
+	`|\b(?:KeyError|IndexError|AttributeError|ZeroDivisionError) ?\('` +
 	// Code the author asserted could never run, or a condition asserted
 	// true, found otherwise: Rust's unreachable!() and assert!, C's assert,
 	// Zig's unreachable.

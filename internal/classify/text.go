@@ -120,7 +120,7 @@ var textSets = [setCount]phraseSet{
 		" requires a paid", " requires an upgrade", " budget has been exceeded", " budget exceeded",
 		" exceeded your budget", " exceeded the budget", " over budget", " not enough funds",
 		" not enough balance", " balance is too low", " balance too low",
-		" underfunded", " overdrawn",
+		" underfunded", " overdrawn", " buying power",
 	}, patterns: []*regexp.Regexp{re(` requires? (?:a |an )?(?:pro|premium|paid|business|enterprise|team|plus|higher) (?:plan|subscription|account|tier|license|edition)`)}},
 	tStorage: {kind: kStorageFull, phrases: []string{
 		" storage quota", " storage limit", " storage is full", " storage full", " disk quota",
@@ -315,7 +315,11 @@ var textSets = [setCount]phraseSet{
 		// A broker that refuses a client for who it is (MQTT's CONNACK
 		// "Connection Refused: not authorised") refused the credentials,
 		// not the connection: that never heals by retrying.
-	}, unless: []string{" not authorised", " not authorized", " bad user name or password", " bad username or password"}},
+		// "Connect failed: cannot get provider secret: secret not found",
+		// "error connecting to repository: repository not initialized": the
+		// cause that follows is what failed, and it does not heal by waiting.
+	}, unless: []string{" not authorised", " not authorized", " bad user name or password", " bad username or password",
+		" not found", " not initialized", " not been initialized"}},
 	tTimeout: {kind: kTimeout, phrases: []string{
 		" timed out", " timeout ", " timeouts", " time out", " deadline exceeded", " deadline has elapsed",
 		" deadline expired", " etimedout", " esockettimedout", " took too long",
