@@ -23,7 +23,7 @@ var httpStatusRes = []*regexp.Regexp{
 	// A status at the very start ("502 Bad Gateway"), but not an SMTP
 	// reply, which has an enhanced status code after it ("550 5.1.1").
 	regexp.MustCompile(`^\s*(4[0-5][0-9]|50[0-9]|51[01]|52[0-9])(?:[ ,:-]+[^0-9 ]|$)`),
-	regexp.MustCompile(`: ([45][0-9]{2}) [A-Z]`),
+	regexp.MustCompile(`: ([45][0-9]{2}) [A-Z](?:[a-z]|[A-Z][A-Za-z_])`),
 	// A package manager's or HTTP client's request line and its status:
 	// "GET https://registry.npmjs.org/lodash - 503".
 	regexp.MustCompile(`\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) \S+ - ([45][0-9]{2})\b`),
@@ -305,10 +305,14 @@ func scanLeadingStatus(s string) int {
 	return -1
 }
 
-// scanColonStatus: : ([45][0-9]{2}) [A-Z]
+// scanColonStatus: : ([45][0-9]{2}) [A-Z](?:[a-z]|[A-Z][A-Za-z_])
+//
+// The word after the status is a reason phrase ("Not Found", "NOT_FOUND"),
+// not a unit: "required: 412 MB" is a size.
 func scanColonStatus(s string) int {
 	for p := nextStatus(s, 2); p >= 0; p = nextStatus(s, p+1) {
-		if s[p-2] == ':' && s[p-1] == ' ' && p+4 < len(s) && s[p+3] == ' ' && isUpper(s[p+4]) {
+		if s[p-2] == ':' && s[p-1] == ' ' && p+5 < len(s) && s[p+3] == ' ' && isUpper(s[p+4]) &&
+			(isLower(s[p+5]) || (isUpper(s[p+5]) && p+6 < len(s) && (isLetter(s[p+6]) || s[p+6] == '_'))) {
 			return p
 		}
 	}
@@ -321,8 +325,10 @@ func wordStart(s string, i int) bool { return i == 0 || !isWordByte(s[i-1]) }
 // wordEnd reports whether a \b follows s[:i], which ends in a word character.
 func wordEnd(s string, i int) bool { return i == len(s) || !isWordByte(s[i]) }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+func isUpper(c byte) bool  { return c >= 'A' && c <= 'Z' }
+func isLower(c byte) bool  { return c >= 'a' && c <= 'z' }
+func isLetter(c byte) bool { return isUpper(c) || isLower(c) }
 
 // isWordByte is regexp's \w for one byte: ASCII letters, digits and underscore.
 func isWordByte(c byte) bool {

@@ -75,6 +75,8 @@ func TestStatusMatchersMatchPatterns(t *testing.T) {
 		}
 	}
 	for _, msg := range []string{
+		"required: 412 MB, available: 87 MB", "error: 404 NOT_FOUND", "failed: 503 Service Unavailable", "size: 500 KiB",
+		"x: 404 N", "x: 404 NO", "x: 404 NOT",
 		"Request failed with status code 502", "HTTP/1.1 404 Not Found", "http404", "http/1.1404", "Status: 429",
 		"status_code=503", "error code: 400", "ErrorCode 403", "response_code 500", "429 Client Error: Too Many Requests",
 		"HTTPError: HTTP Error 503: Service Unavailable", "server returned an http 502", "got 404", "(403) Forbidden",

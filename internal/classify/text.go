@@ -96,7 +96,8 @@ var textSets = [setCount]phraseSet{
 		" onboarding", " not licensed", " unlicensed", " no valid license", " license has expired",
 		" license expired", " licence has expired", " licence expired", " activate your account",
 		" account is inactive", " account inactive", " account is not active", " account not active",
-		" dormant",
+		" dormant", " you must install", " please install", " must be installed", " needs to be installed",
+		" need to install",
 	}},
 	tBilling: {kind: kBilling, phrases: []string{
 		" billing details", " check your billing", " billing account", " billing is not enabled",
@@ -126,7 +127,8 @@ var textSets = [setCount]phraseSet{
 		" storage quota", " storage limit", " storage is full", " storage full", " disk quota",
 		" no space left", " out of storage", " mailbox full", " mailbox is full",
 		" quota for storage", " insufficient storage", " out of disk space", " disk is full",
-		" disk full",
+		" disk full", " not enough space", " not enough disk space", " insufficient space",
+		" insufficient disk space", " not enough free space",
 	}},
 	tRate: {kind: kRateLimit, phrases: []string{
 		" rate limit", " ratelimit", " rate exceeded", " too many requests", " too many request ",

@@ -69,6 +69,7 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "error: package 'kit' is using Swift tools version 5.10.0 but the installed version is 5.9.0", class: classify.Governance, code: classify.CodeUserActionRequired, family: "buildtools."},
 		{msg: "Error: Requires Babel \"^7.22.0\", but was loaded with \"7.12.3\".", class: classify.Governance, code: classify.CodeUserActionRequired, family: "buildtools."},
 		{msg: "N/A: version \"v22.3.0 -> N/A\" is not yet installed.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "buildtools."},
+		{msg: "Unable to create app: The system python3 is version 3.8, but Briefcase requires 3.9 or later.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "buildtools."},
 		{msg: "The amount is lower than the minimum", class: classify.Capability, code: classify.CodeInvalidInput},
 		// A firewall's page in Chinese speaks of illegal parameters; the block is what it is.
 		{msg: "您的请求带有不合法参数，已被网站管理员设置拦截！", class: classify.Governance, code: classify.CodePolicyBlocked},
