@@ -30,7 +30,7 @@ import (
 var challengeText = regexp.MustCompile(`(?i)(just a moment\.\.\.|checking (if the site connection is secure|your browser before)|verify(ing)? (that )?you are (a )?human|are you a robot|not a robot|(confirm|making sure) (that )?you('|’)?re not a bot|prove you('|’)?re (a )?human|complete the (security )?check to access|enable (javascript|js) and (disable|cookies)|please enable (javascript|js) and|_cf_chl_opt|challenge-platform|cf-chl-|px-captcha|captcha-delivery\.com|datadome|ips\.js\?kp_|anubis_challenge|your request is being verified|unusual traffic from your computer network|ddos-guard|проверка браузера|人机验证|ロボットではありません|captcha)`)
 
 // blockText finds a firewall's block page or a virus verdict.
-var blockText = regexp.MustCompile(`(?i)(used cloudflare to restrict access|sorry, you have been blocked|cf-error-details|attention required! \| cloudflare|incapsula incident id|request unsuccessful\. incapsula|the requested url was rejected\. please consult with your administrator|modsecurity|mod_security|sucuri website firewall|wordfence|access to this site has been limited by the site owner|imunify360|barracuda web application firewall|fortiweb|fortiguard|web page blocked|attack id: |web application firewall|blocked by (the |our )?(waf|firewall|security (policy|service|rules))|request (was |has been )?blocked by (the |our )?(waf|firewall|security)|request blocked\. we can('|’)?t connect to the server|reference #[0-9a-f]+\.[0-9a-f]+\.[0-9a-f]+|current session has been terminated|access control configuration prevents your request|no hacking|网站防火墙|已被网站管理员设置拦截|安全拦截|(请求|访问)(已)?被(拦截|阻止|屏蔽)|拦截提示|被[^。]{0,12}安全规则(阻止|拦截)|疑似攻击|ウェブアプリケーションファイアウォール|(virus|malware|trojan|threat)s? (is |was |were |has been )?(detected|found)|infected (with|file)|eicar|flagged by google safe browsing|threats_found|вирус[^.]{0,60}обнаружен|обнаружен[^.]{0,40}вирус|ウイルス[^。]{0,40}(検出|見つかり)|(检测到|发现)[^。]{0,20}病毒|病毒[^。]{0,20}(检测|发现))`)
+var blockText = regexp.MustCompile(`(?i)(used cloudflare to restrict access|sorry, you have been blocked|cf-error-details|attention required! \| cloudflare|incapsula incident id|request unsuccessful\. incapsula|the requested url was rejected\. please consult with your administrator|modsecurity|mod_security|sucuri website firewall|wordfence|access to this site has been limited by the site owner|imunify360|barracuda web application firewall|fortiweb|fortiguard|web page blocked|attack id: |web application firewall|blocked by (the |our )?(waf|firewall|security (policy|service|rules))|request (was |has been )?blocked by (the |our )?(waf|firewall|security)|request blocked\. we can('|’)?t connect to the server|reference #[0-9a-f]+\.[0-9a-f]+\.[0-9a-f]+|current session has been terminated|access control configuration prevents your request|no hacking|网站防火墙|已被[^。！!]{0,12}(拦截|屏蔽|阻止)|安全拦截|(请求|访问)(已)?被(拦截|阻止|屏蔽)|拦截提示|被[^。]{0,12}安全规则(阻止|拦截)|疑似攻击|アプリケーションファイアウォール|(防火墙|防火牆|ファイアウォール|방화벽)[^。\n]{0,40}(拦截|攔截|阻止|阻擋|遮断|ブロック|차단)|(拦截|攔截|遮断|차단)[^。\n]{0,40}(防火墙|防火牆|ファイアウォール|방화벽)|(virus|malware|trojan|threat)s? (is |was |were |has been )?(detected|found)|infected (with|file)|eicar|flagged by google safe browsing|threats_found|вирус[^.]{0,60}обнаружен|обнаружен[^.]{0,40}вирус|ウイルス[^。]{0,40}(検出|見つかり)|(检测到|发现)[^。]{0,20}病毒|病毒[^。]{0,20}(检测|发现))`)
 
 // Go's regexp has no DFA: a case-insensitive alternation of this size,
 // run over every long message, would cost more than the rest of a
@@ -47,7 +47,8 @@ var (
 		"wordfence", "limited by the site owner", "imunify360", "barracuda", "fortiweb", "fortiguard",
 		"web page blocked", "attack id: ", "firewall", "blocked by", "request blocked", "reference #",
 		"session has been terminated", "access control configuration", "no hacking", "网站防火墙",
-		"已被网站管理员设置拦截", "安全拦截", "被拦截", "被阻止", "被屏蔽", "拦截提示", "安全规则", "疑似攻击", "ウェブアプリケーションファイアウォール", "virus",
+		"已被", "安全拦截", "被拦截", "被阻止", "被屏蔽", "拦截提示", "安全规则", "疑似攻击", "アプリケーションファイアウォール",
+		"防火墙", "防火牆", "ファイアウォール", "방화벽", "virus",
 		"malware", "trojan", "threat", "infected", "eicar", "safe browsing", "вирус", "обнаружен", "ウイルス", "病毒")
 	scanWords = words("scan")
 )
@@ -146,4 +147,15 @@ func ruleFirewall(s *signals) (kind, bool) {
 		}
 	}
 	return kNone, false
+}
+
+// FirewallAnswered reports whether the error is a firewall's, a bot
+// manager's or a virus scanner's own answer (what baseline/firewall
+// reads). Such a page quotes the request it stopped and says "access
+// denied" or "illegal parameters" of it, in words the baseline packs read
+// as the service's own refusal or bad input; the product's answer is the
+// stronger evidence, so the packs do not read it (ruleset.Set.Classify).
+func FirewallAnswered(in *Input) bool {
+	_, ok := ruleFirewall(&signals{in: in})
+	return ok
 }

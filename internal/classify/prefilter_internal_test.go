@@ -253,3 +253,28 @@ func TestPhraseIndexMatchesPhrases(t *testing.T) {
 		check(b.String())
 	}
 }
+
+// The firewall rule runs each pattern only on a text that holds one of its literals
+// (blockWords, challengeWords, scanWords): every text a pattern matches must hold one.
+func TestFirewallPrefiltersAreSound(t *testing.T) {
+	t.Parallel()
+	pairs := []struct {
+		re    *regexp.Regexp
+		words interface{ Contains(string) bool }
+	}{{blockText, blockWords}, {challengeText, challengeWords}, {scanPendingText, scanWords}}
+	tokens := append([]string{
+		"已被", "系统", "网站管理员", "设置", "拦截", "屏蔽", "阻止", "！", "。", "\n", "防火墙", "防火牆", "ファイアウォール",
+		"방화벽", "攔截", "阻擋", "遮断", "ブロック", "차단", "アプリケーション", "Web", "ウェブ", "により", "请求", "访问", "被",
+		"安全规则", "blocked by ", "the ", "our ", "WAF", "firewall", "security ", "policy", "request ", "was ", "virus",
+		"detected", "found", "scan ", "in progress", "pending", "human", "robot", "captcha", "病毒", "检测到", "ウイルス", "検出",
+	}, foldTokens...)
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 50_000 {
+		s := randomText(rng, tokens, 8)
+		for _, p := range pairs {
+			if p.re.MatchString(s) && !p.words.Contains(strings.ToLower(s)) {
+				t.Fatalf("%q matches %v, but its literals skip it", s, p.re)
+			}
+		}
+	}
+}

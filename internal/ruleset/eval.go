@@ -89,9 +89,13 @@ func (s *Set) classify(ctx context.Context, e *classify.Engine, in *classify.Inp
 		cut.Error.Message = truncateUTF8(in.Error.Message, MaxPackMessage)
 		pa = newActivation(&cut)
 	}
-	if o, ok := packs().set.first(pa, in, now, skip); ok {
-		res.Outcome, res.Pack = o, true
-		return res, nil
+	// A firewall's block page outranks the packs' reading of its words
+	// (classify.FirewallAnswered).
+	if !classify.FirewallAnswered(in) {
+		if o, ok := packs().set.first(pa, in, now, skip); ok {
+			res.Outcome, res.Pack = o, true
+			return res, nil
+		}
 	}
 	res.Outcome = e.Classify(in, now)
 	return res, nil

@@ -74,6 +74,15 @@ func TestPackFamilies(t *testing.T) {
 		// A firewall's page in Chinese speaks of illegal parameters; the block is what it is.
 		{msg: "您的请求带有不合法参数，已被网站管理员设置拦截！", class: classify.Governance, code: classify.CodePolicyBlocked},
 		{msg: "拒绝访问\n您的请求已被我们的安全规则阻止。", http: status(403), class: classify.Governance, code: classify.CodePolicyBlocked},
+		// A block page outranks the packs' reading of its words (access
+		// refused, illegal parameters), whatever the product's wording;
+		// the same words without a block are the packs' to read.
+		{msg: "<p>您的请求带有不合法参数，已被系统设置拦截！</p>", http: status(403), class: classify.Governance, code: classify.CodePolicyBlocked},
+		{msg: "<h1>アクセスが拒否されました</h1><p>お客様のリクエストは、Webアプリケーションファイアウォールにより遮断されました。</p>", http: status(403), class: classify.Governance, code: classify.CodePolicyBlocked},
+		{msg: "접근이 거부되었습니다. 방화벽 정책에 의해 요청이 차단되었습니다.", http: status(403), class: classify.Governance, code: classify.CodePolicyBlocked},
+		{msg: "拒绝访问：防火墙拦截了该请求", class: classify.Governance, code: classify.CodePolicyBlocked},
+		{msg: "参数错误：缺少必要参数 user_id", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-intl.invalid-input-zh"},
+		{msg: "防火墙规则配置失败：没有权限", class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.permission-zh-ja-ko"},
 		{msg: "拒绝访问：没有操作权限", http: status(403), class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl."},
 		{msg: "参数错误：缺少必要参数 name", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-intl."},
 		{msg: "Draft order is not ready to be confirmed", http: status(422), class: classify.Capability, code: classify.CodeInvalidInput},
