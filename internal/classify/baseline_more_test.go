@@ -189,4 +189,11 @@ var moreCases = []errCase{
 	{name: "must install a tool", msg: "You must install 'which' on your build machine", class: gov, code: act},
 	{name: "not enough space", msg: "Error: There is not enough space available in /usr to install the bundle (required: 412 MB, available: 87 MB)", class: gov, code: act},
 	{name: "disk full stays a person's", msg: "write /var/lib/app/data: no space left on device; the buffer is full", class: gov, code: act},
+	// A 500 that names a defect: the same request meets the same bug.
+	{name: "500 naming a null reference", http: i32(500), msg: "System.NullReferenceException: Object reference not set to an instance of an object.\n   at Api.Services.Orders.Get(Int32 id)", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "500 naming a class cast", http: i32(500), msg: "Internal Server Error: java.lang.ClassCastException: class java.lang.Long cannot be cast to class java.lang.Integer", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "503 naming a defect stays transient", http: i32(503), msg: "Service Unavailable: upstream raised NullPointerException", class: rel, code: tra, rule: "baseline/http-status"},
+	{name: "php undefined array key", msg: "Warning: Undefined array key \"sku\" in /srv/app/src/Cart.php on line 62", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "elixir key error", msg: "** (KeyError) key :id not found in: %{\"name\" => \"x\"}", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "elixir function clause", msg: "** (FunctionClauseError) no function clause matching in Shop.Cart.add/2", class: cap, code: ierr, rule: "baseline/programming-error"},
 }

@@ -208,10 +208,12 @@ var cases = []errCase{
 	{name: "java npe", typ: "java.lang.NullPointerException", msg: "Cannot invoke \"String.length()\" because \"name\" is null", idempotent: true, class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "jsonrpc internal error with a stack", jsonrpc: i32(-32603), msg: "Internal error", details: `{"stack":"TypeError: Cannot read properties of null (reading 'id')\n    at getUser (/srv/tools/users.js:12:20)"}`, idempotent: true, class: cap, code: ierr, rule: "baseline/programming-error"},
 	// No evidence of a defect: a missing argument is the caller's, and a
-	// bare -32603 or a remote 500 says only that something failed.
+	// bare -32603 or a bare remote 500 says only that something failed; a
+	// 500 that names a defect is one.
 	{name: "python missing argument", typ: "TypeError", msg: "create_event() missing 1 required positional argument: 'start'", class: cap, code: inv},
 	{name: "bare jsonrpc internal error", jsonrpc: i32(-32603), msg: "Internal error", idempotent: true, class: rel, code: tra, retryable: true},
-	{name: "remote 500 with a trace", http: i32(500), msg: "500 Internal Server Error: NullPointerException at com.acme.Billing.finalize", idempotent: true, class: rel, code: tra, retryable: true},
+	{name: "bare remote 500", http: i32(500), msg: "500 Internal Server Error", idempotent: true, class: rel, code: tra, retryable: true},
+	{name: "remote 500 naming a defect", http: i32(500), msg: "500 Internal Server Error: NullPointerException at com.acme.Billing.finalize", idempotent: true, class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "python not implemented", typ: "NotImplementedError", msg: "Export to PDF is not implemented yet", class: cap, code: uns},
 	{name: "pydantic validation", typ: "pydantic_core._pydantic_core.ValidationError", msg: "1 validation error for CreateEvent\nstart\n  Field required [type=missing, input_value={'title': 'x'}, input_type=dict]", class: cap, code: inv},
 	{name: "node fetch failed", typ: "TypeError", msg: "fetch failed", details: `{"cause":{"code":"ECONNREFUSED","errno":-111,"syscall":"connect","address":"10.0.0.9","port":443}}`, class: rel, code: tra, retryable: true},

@@ -58,6 +58,11 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|Call to undefined (?:function|method)` +
 	`|maximum recursion depth exceeded` +
 	`|Maximum call stack size exceeded` +
+	// PHP's warnings for a key, index or variable that is not there, which
+	// frameworks turn into exceptions.
+	`|(?:Warning|Notice): Undefined (?:array key|index|offset|variable|property)` +
+	// Elixir's report of an exception that only a bug raises.
+	`|\*\* \((?:KeyError|FunctionClauseError|MatchError|CaseClauseError|CondClauseError|WithClauseError|UndefinedFunctionError|ArithmeticError|BadMapError|BadArityError|BadFunctionError|BadBooleanError)\)` +
 	// A Python exception printed by its repr rather than its str:
 	// "KeyError('site')", "KeyError ('site')".
 	`|\b(?:KeyError|IndexError|AttributeError|ZeroDivisionError) ?\('` +
@@ -82,19 +87,22 @@ var defectWords = words("ZeroDivisionError", "KeyError", "AttributeError", "Inde
 	"Object reference not set", "panic: runtime error:", "nil pointer dereference", "panicked at",
 	"::unwrap()", "Unexpectedly found nil", "undefined method ", "Call to a member function",
 	"Call to undefined", "maximum recursion depth", "Maximum call stack", "Defect]", "unreachable code",
-	"assertion failed: ", "Assertion failed in file ", "Assertion `")
+	"assertion failed: ", "Assertion failed in file ", "Assertion `", ": Undefined ", "** (")
 
 // isDefectText is defectText.MatchString behind its literal prefilter.
 func isDefectText(t string) bool {
 	return defectWords.Contains(t) && defectText.MatchString(t)
 }
 
-// ruleDefect reports a programming error in the tool's own code. A status
+// ruleDefect reports a programming error in the tool's own code, or in
+// the service behind it when its 500 names the defect. Any other status
 // from a remote protocol (HTTP, gRPC) means the failure came from
 // elsewhere; of JSON-RPC codes, only an internal or server error can carry
 // a defect's trace.
 func ruleDefect(s *signals) (kind, bool) {
-	if s.hasHTTP || s.hasGRPC {
+	// A 500 that names a defect is one: the same request meets the same
+	// bug. Any other status says where the failure came from.
+	if s.hasHTTP && s.http != 500 || s.hasGRPC {
 		return kNone, false
 	}
 	if s.hasJSONRPC && s.jsonrpc != -32603 && (s.jsonrpc > -32000 || s.jsonrpc < -32099) {

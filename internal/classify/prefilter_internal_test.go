@@ -254,25 +254,32 @@ func TestPhraseIndexMatchesPhrases(t *testing.T) {
 	}
 }
 
-// The firewall rule runs each pattern only on a text that holds one of its literals
-// (blockWords, challengeWords, scanWords): every text a pattern matches must hold one.
-func TestFirewallPrefiltersAreSound(t *testing.T) {
+// The firewall and defect rules run each pattern only on a text that holds one of its literals
+// (the firewall's in the lowered text): every text a pattern matches must hold one.
+func TestWordPrefiltersAreSound(t *testing.T) {
 	t.Parallel()
 	pairs := []struct {
 		re    *regexp.Regexp
 		words interface{ Contains(string) bool }
-	}{{blockText, blockWords}, {challengeText, challengeWords}, {scanPendingText, scanWords}}
+		lower bool
+	}{{blockText, blockWords, true}, {challengeText, challengeWords, true}, {scanPendingText, scanWords, true}, {defectText, defectWords, false}}
 	tokens := append([]string{
 		"已被", "系统", "网站管理员", "设置", "拦截", "屏蔽", "阻止", "！", "。", "\n", "防火墙", "防火牆", "ファイアウォール",
 		"방화벽", "攔截", "阻擋", "遮断", "ブロック", "차단", "アプリケーション", "Web", "ウェブ", "により", "请求", "访问", "被",
 		"安全规则", "blocked by ", "the ", "our ", "WAF", "firewall", "security ", "policy", "request ", "was ", "virus",
 		"detected", "found", "scan ", "in progress", "pending", "human", "robot", "captcha", "病毒", "检测到", "ウイルス", "検出",
+		"Warning", "Notice", ": ", "Undefined ", "array key", "index", "variable", "** (", "KeyError", ")", "MatchError",
+		"FunctionClauseError", "('", " (", "NullPointerException", "java.lang.", "Uncaught ", "panicked at ", "unwrap()",
 	}, foldTokens...)
 	rng := rand.New(rand.NewPCG(9, 10))
 	for range 50_000 {
 		s := randomText(rng, tokens, 8)
 		for _, p := range pairs {
-			if p.re.MatchString(s) && !p.words.Contains(strings.ToLower(s)) {
+			text := s
+			if p.lower {
+				text = strings.ToLower(s)
+			}
+			if p.re.MatchString(s) && !p.words.Contains(text) {
 				t.Fatalf("%q matches %v, but its literals skip it", s, p.re)
 			}
 		}
