@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -111,6 +112,8 @@ func newHostileLoadCmd() *cobra.Command {
 				kinds = bench.HostileKinds
 			}
 			h := &bench.Hostile{Base: server, Key: key, ForeignToken: foreign}
+			// main has set up SIGTERM's handler: the parent may stop us now.
+			fmt.Fprintln(cmd.ErrOrStderr(), bench.HostileReady)
 			counts := bench.HostileLoad(cmd.Context(), h, kinds, callers)
 			return json.NewEncoder(cmd.OutOrStdout()).Encode(counts)
 		},

@@ -1,9 +1,11 @@
 package bench
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -219,6 +221,10 @@ func HostileLoad(ctx context.Context, h *Hostile, kinds []HostileKind, callers i
 	return counts
 }
 
+// HostileReady is the line the hostile load's process writes on its standard error once SIGTERM
+// ends it cleanly (bench hostile).
+const HostileReady = "hostile load: ready"
+
 // startHostile starts the hostile load in a process of its own (HostileLoad) and returns stop,
 // which ends it with SIGTERM, reads its counts and adds them to row.
 func startHostile(ctx context.Context, binary string, h *Hostile, kinds []HostileKind, callers int, row *isolationRow) (stop func() error, err error) {
@@ -231,14 +237,46 @@ func startHostile(ctx context.Context, binary string, h *Hostile, kinds []Hostil
 	// The key goes by the environment, not the command line, which other users can read.
 	cmd.Env = append(os.Environ(), "TOOLFAILURE_KEY="+h.Key)
 	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
+	cmd.Stdout = &out
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, fmt.Errorf("start the hostile load: %w", err)
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the hostile load: %w", err)
+	}
+	// SIGTERM before the process has set up its handler would kill it
+	// (a loaded machine can take a second to start a binary): wait for
+	// the line it writes once the handler is in place.
+	ready := make(chan error, 1)
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		r := bufio.NewReader(stderr)
+		line, err := r.ReadString('\n')
+		if err == nil && line != HostileReady+"\n" {
+			err = fmt.Errorf("unexpected first line %q", line)
+		}
+		ready <- err
+		errOut.WriteString(line)
+		_, _ = io.Copy(&errOut, r)
+	}()
+	select {
+	case err = <-ready:
+	case <-time.After(time.Minute):
+		err = errors.New("not ready after a minute")
+	}
+	if err != nil {
+		_ = cmd.Process.Kill()
+		<-copied
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("start the hostile load: %w: %s", err, errOut.String())
 	}
 	return func() error {
 		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			return fmt.Errorf("stop the hostile load: %w", err)
 		}
+		<-copied // Wait closes the pipe: read it to the end first
 		if err := cmd.Wait(); err != nil {
 			return fmt.Errorf("the hostile load: %w: %s", err, errOut.String())
 		}
