@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 87.2
-	freshFloorCode                = 80.0
+	freshFloorClass               = 90.4
+	freshFloorCode                = 85.3
 	freshFloorPermanentRetryable  = 1.6
-	freshFloorTransientNotRetried = 2.7
+	freshFloorTransientNotRetried = 4.1
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
