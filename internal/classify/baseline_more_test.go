@@ -189,6 +189,13 @@ var moreCases = []errCase{
 	{name: "must install a tool", msg: "You must install 'which' on your build machine", class: gov, code: act},
 	{name: "not enough space", msg: "Error: There is not enough space available in /usr to install the bundle (required: 412 MB, available: 87 MB)", class: gov, code: act},
 	{name: "disk full stays a person's", msg: "write /var/lib/app/data: no space left on device; the buffer is full", class: gov, code: act},
+	// A quota on how many of a resource an account holds is a person's to
+	// raise; a quota on a rate refills.
+	{name: "core quota requested allowed", http: i32(400), msg: "Quota exceeded for core_limit: 40 requested, 32 allowed.", class: gov, code: act},
+	{name: "openstack cores quota", http: i32(403), msg: "Quota exceeded for cores: Requested 4, but already used 20 of 20 cores", class: gov, code: act},
+	{name: "kubernetes resource quota", msg: "pods \"web-5\" is forbidden: exceeded quota: compute-resources, requested: limits.cpu=2, used: limits.cpu=4, limited: limits.cpu=4", class: gov, code: act},
+	{name: "per-minute quota stays a rate", http: i32(429), msg: "Quota exceeded for quota metric 'Read requests' and limit 'Read requests per minute' of service 'sheets.googleapis.com'", class: rel, code: tra, retryable: true},
+	{name: "tokens per minute with counts stays a rate", http: i32(429), msg: "Rate limit reached on tokens per minute (TPM): Limit 6000, Used 5230, Requested 1503.", class: rel, code: tra, retryable: true},
 	// A 500 that names a defect: the same request meets the same bug.
 	{name: "500 naming a null reference", http: i32(500), msg: "System.NullReferenceException: Object reference not set to an instance of an object.\n   at Api.Services.Orders.Get(Int32 id)", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "500 naming a class cast", http: i32(500), msg: "Internal Server Error: java.lang.ClassCastException: class java.lang.Long cannot be cast to class java.lang.Integer", class: cap, code: ierr, rule: "baseline/programming-error"},

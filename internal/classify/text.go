@@ -24,6 +24,7 @@ const (
 	tConfirm textSet = iota
 	tSetup
 	tBilling
+	tQuotaCount
 	tStorage
 	tRate
 	tOverloaded
@@ -123,6 +124,17 @@ var textSets = [setCount]phraseSet{
 		" not enough balance", " balance is too low", " balance too low",
 		" underfunded", " overdrawn", " buying power",
 	}, patterns: []*regexp.Regexp{re(` requires? (?:a |an )?(?:pro|premium|paid|business|enterprise|team|plus|higher) (?:plan|subscription|account|tier|license|edition)`)}},
+	// A quota on how many of a resource an account may hold (cores,
+	// instances, networks: "40 requested, 32 allowed") is raised by a
+	// person; a quota on a rate ("per minute") refills on its own (tRate,
+	// read next).
+	tQuotaCount: {kind: kBilling, phrases: []string{
+		" cores quota", " vcpu quota", " vcpus quota", " cpus quota", " instances quota",
+	}, patterns: []*regexp.Regexp{
+		re(` quota(?: [a-z0-9]+){0,8} (?:requested [0-9]+|[0-9]+ requested)(?: [a-z0-9]+){0,8} (?:allowed|used|limited)\b|` +
+			` quota(?: [a-z0-9]+){1,4} exceeded limit [0-9]+(?: [0-9]+)? in region | quota limit(?: [a-z0-9]+){1,5} count exceeded`),
+		re(` requested(?: [a-z0-9]+){1,8} used(?: [a-z0-9]+){1,8} limited `),
+	}, unless: []string{" per minute", " per second", " per hour", " per day", " per 100 seconds", " tokens per", " requests per", " rate limit", " tpm ", " rpm "}},
 	tStorage: {kind: kStorageFull, phrases: []string{
 		" storage quota", " storage limit", " storage is full", " storage full", " disk quota",
 		" no space left", " out of storage", " mailbox full", " mailbox is full",
@@ -428,7 +440,7 @@ var textSets = [setCount]phraseSet{
 
 // textOrder is the order in which the message heuristics try the sets.
 var textOrder = []textSet{
-	tConfirm, tSetup, tBilling, tStorage, tRate, tOverloaded, tContention, tAuth, tPolicy,
+	tConfirm, tSetup, tBilling, tQuotaCount, tStorage, tRate, tOverloaded, tContention, tAuth, tPolicy,
 	tUnsupportedStrong, tPermission, tAuthWeak, tDNS, tRefused, tTimeout, tNetwork, tBadResponse, tTooLarge,
 	tUnsupported, tNotFound, tExists, tInvalid, tUnavailable, tServer, tBlocked, tDenied,
 }
@@ -448,7 +460,7 @@ var (
 	allSets = setMask(1<<setCount - 1)
 	// governanceSets are the readings that can overrule any status code
 	// that is not itself specific.
-	governanceSets = mask(tConfirm, tSetup, tBilling, tStorage, tAuth, tPolicy)
+	governanceSets = mask(tConfirm, tSetup, tBilling, tQuotaCount, tStorage, tAuth, tPolicy)
 	// reliabilitySets are the strong transient readings: a message that
 	// says "rate limit" or "deadlock" means it whatever the status.
 	reliabilitySets = mask(tRate, tOverloaded, tContention)
