@@ -196,6 +196,11 @@ var moreCases = []errCase{
 	{name: "kubernetes resource quota", msg: "pods \"web-5\" is forbidden: exceeded quota: compute-resources, requested: limits.cpu=2, used: limits.cpu=4, limited: limits.cpu=4", class: gov, code: act},
 	{name: "per-minute quota stays a rate", http: i32(429), msg: "Quota exceeded for quota metric 'Read requests' and limit 'Read requests per minute' of service 'sheets.googleapis.com'", class: rel, code: tra, retryable: true},
 	{name: "tokens per minute with counts stays a rate", http: i32(429), msg: "Rate limit reached on tokens per minute (TPM): Limit 6000, Used 5230, Requested 1503.", class: rel, code: tra, retryable: true},
+	{name: "dnsmasq is not a dns failure", msg: "dnsmasq: invalid option at line 12 of /etc/dnsmasq.d/lan.conf", class: cap, code: inv},
+	{name: "dns record not found", http: i32(404), msg: "DNS record not found", class: cap, code: nf},
+	{name: "dns lookup failed", msg: "DNS lookup failed for api.example.com", class: rel, code: tra, retryable: true},
+	{name: "unanswered question", msg: "AskUserQuestion timed out after 90s: no response from the user", class: gov, code: act},
+	{name: "internal compiler error", msg: "src/geo.c:41:1: internal compiler error: Segmentation fault\nPlease submit a full bug report", class: cap, code: ierr, rule: "baseline/programming-error"},
 	// A 500 that names a defect: the same request meets the same bug.
 	{name: "500 naming a null reference", http: i32(500), msg: "System.NullReferenceException: Object reference not set to an instance of an object.\n   at Api.Services.Orders.Get(Int32 id)", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "500 naming a class cast", http: i32(500), msg: "Internal Server Error: java.lang.ClassCastException: class java.lang.Long cannot be cast to class java.lang.Integer", class: cap, code: ierr, rule: "baseline/programming-error"},

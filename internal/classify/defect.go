@@ -70,6 +70,8 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	// true, found otherwise: Rust's unreachable!() and assert!, C's assert,
 	// Zig's unreachable.
 	`|(?:entered|reached) unreachable code` +
+	// A compiler that crashed on valid input says so.
+	`|[Ii]nternal compiler error` +
 	`|assertion failed: ` +
 	`|Assertion failed in file ` +
 	"|Assertion `[^`']{1,200}' failed" +
@@ -87,7 +89,7 @@ var defectWords = words("ZeroDivisionError", "KeyError", "AttributeError", "Inde
 	"Object reference not set", "panic: runtime error:", "nil pointer dereference", "panicked at",
 	"::unwrap()", "Unexpectedly found nil", "undefined method ", "Call to a member function",
 	"Call to undefined", "maximum recursion depth", "Maximum call stack", "Defect]", "unreachable code",
-	"assertion failed: ", "Assertion failed in file ", "Assertion `", ": Undefined ", "** (")
+	"assertion failed: ", "Assertion failed in file ", "Assertion `", ": Undefined ", "** (", "nternal compiler error")
 
 // isDefectText is defectText.MatchString behind its literal prefilter.
 func isDefectText(t string) bool {

@@ -78,6 +78,10 @@ var textSets = [setCount]phraseSet{
 		" approval needed", " awaiting user", " requires the user to confirm", " user must confirm",
 		" confirm the action", " confirm that you want", " confirm before", " requires action",
 		" waiting for user", " captcha", " human verification",
+		// A question put to the user that went unanswered is theirs to
+		// answer, not a timeout to retry.
+		" no response from the user", " no response from user", " user did not respond",
+		" user didn t respond", " user did not answer", " no answer from the user", " no reply from the user",
 	}},
 	tSetup: {kind: kSetup, phrases: []string{
 		" has not been used in project", " it is disabled", " enable it by visiting",
@@ -316,8 +320,13 @@ var textSets = [setCount]phraseSet{
 		" could not resolve host", " couldn t resolve host", " failed to resolve host", " unable to resolve host",
 		" could not resolve address", " failed to resolve address", " unable to resolve address",
 		" could not resolve hostname", " cannot resolve host", " can t resolve host",
-		" unknown host", " unknownhost", " nodename nor servname", " dns", " server misbehaving", " servfail",
+		" unknown host", " unknownhost", " nodename nor servname", " server misbehaving", " servfail",
 		" host not found", " resolve host",
+		// "DNS" must be the failure, not a system's name ("dnsmasq: bad
+		// option") nor what a DNS service manages ("DNS record not found").
+		" dns lookup", " dns resolution", " dns resolve", " dns error", " dns failure", " dns query",
+		" dns timeout", " dns server", " dns probe", " dns request", " dns name resolution", " dns resolver",
+		" dns problem", " dns issue",
 	}},
 	tRefused: {kind: kRefused, phrases: []string{
 		" econnrefused", " connection refused", " actively refused",
