@@ -444,14 +444,14 @@ var textSets = [setCount]phraseSet{
 		" crashed", " unknown error", " an error occurred",
 	}},
 	tBlocked: {kind: kPolicy, phrases: []string{" blocked", " banned", " suspended"}},
-	tDenied:  {kind: kPermission, phrases: []string{" denied", " refused", " not allowed", " restricted", " disallowed"}},
+	tDenied:  {kind: kPermission, phrases: []string{" denied", " refused", " not allowed", " restricted", " disallowed", " not authorized", " not authorised"}},
 }
 
 // textOrder is the order in which the message heuristics try the sets.
 var textOrder = []textSet{
 	tConfirm, tSetup, tBilling, tQuotaCount, tStorage, tRate, tOverloaded, tContention, tAuth, tPolicy,
 	tUnsupportedStrong, tPermission, tAuthWeak, tDNS, tRefused, tTimeout, tNetwork, tBadResponse, tTooLarge,
-	tUnsupported, tNotFound, tExists, tInvalid, tUnavailable, tServer, tBlocked, tDenied,
+	tUnsupported, tNotFound, tExists, tInvalid, tUnavailable, tBlocked, tDenied, tServer,
 }
 
 // setMask is a set of textSets.
