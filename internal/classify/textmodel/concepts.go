@@ -143,7 +143,7 @@ var conceptWords = map[concept][]string{
 		"temporalmente", "indisponível", "manutenção", "temporariamente", "non disponibile", "manutenzione", "temporaneamente",
 		"недоступ", "технически", "техническ", "временно", "niedostępn", "tymczasowo", "konserwacj", "przerwa techniczna",
 		"kullanılamıyor", "bakım", "geçici", "niet beschikbaar", "onderhoud", "tijdelijk", "nedostupn", "dočasně", "otillgänglig", "tillfälligt",
-		"bảo trì", "tạm thời", "không khả dụng", "pemeliharaan", "sementara", "tidak tersedia", "غير متاح", "صيانة", "مؤقت", "לא זמין", "תחזוקה", "در دسترس نیست",
+		"bảo trì", "tạm thời", "không khả dụng", "pemeliharaan", "sementara", "tidak tersedia", "غير متاح", "صيانة", "مؤقت", "לא זמין", "תחזוקה", "در دسترس نیست", "موقت", "chwilowo",
 		"不可用", "维护", "維護", "暂时", "暫時", "暂停服务", "服务不可用", "服務無法使用",
 		"メンテナンス", "一時的", "利用できません", "停止中", "점검", "일시적", "사용할 수 없", "이용할 수 없",
 		// Greek, Hindi, Finnish, Hungarian, Norwegian and Danish, Romanian, Albanian, Kazakh.
@@ -244,7 +244,7 @@ var conceptWords = map[concept][]string{
 		"try again", "retry", "again later", "later", "please wait", "wait a moment",
 		"erneut", "später", "réessay", "plus tard", "reintent", "intente de nuevo", "más tarde", "tente novamente", "mais tarde", "riprova", "più tardi",
 		"повтор", "попробуйте", "позже", "ponów", "spróbuj", "później", "tekrar dene", "daha sonra", "opnieuw", "later opnieuw", "zkuste", "později",
-		"försök igen", "senare", "thử lại", "coba lagi", "nanti", "لاحقا", "حاول مرة", "נסה שוב", "מאוחר יותר", "دوباره", "بعدا",
+		"försök igen", "senare", "thử lại", "coba lagi", "nanti", "لاحقا", "حاول مرة", "נסה שוב", "מאוחר יותר", "دوباره", "بعدا", "صبر کنید", "مجدد",
 		"重试", "重試", "再试", "再試", "稍后", "稍後", "请稍", "請稍", "再試行", "もう一度", "しばらく", "後ほど", "時間をおいて", "다시 시도", "잠시 후", "나중에",
 		// Greek, Hindi, Finnish, Hungarian, Norwegian and Danish, Romanian, Albanian, Kazakh.
 		"δοκιμάστε ξανά", "αργότερα", "फिर से प्रयास", "बाद में", "yritä uudelleen", "myöhemmin", "próbálja újra", "később", "prøv igjen", "prøv igen", "încercați din nou", "mai târziu", "provoni përsëri", "më vonë", "кейінірек",
@@ -261,7 +261,7 @@ var conceptWords = map[concept][]string{
 		"wird bearbeitet", "in bearbeitung", "noch nicht", "en cours", "pas encore", "en proceso", "en curso", "todavía no", "aún no",
 		"em andamento", "em processamento", "ainda não", "in corso", "non ancora", "в процессе", "обрабатыва", "ещё не", "еще не",
 		"w toku", "jeszcze nie", "devam ediyor", "henüz", "bezig", "nog niet", "probíhá", "pågår",
-		"đang xử lý", "chưa", "sedang diproses", "belum", "قيد المعالجة", "בתהליך", "در حال پردازش",
+		"đang xử lý", "đang được xử lý", "chưa", "sedang diproses", "belum", "قيد المعالجة", "בתהליך", "در حال پردازش",
 		"处理中", "處理中", "进行中", "進行中", "尚未", "処理中", "準備中", "まだ", "처리 중", "진행 중", "아직",
 	},
 	conceptExists: {
