@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 90.4
-	freshFloorCode                = 85.3
+	freshFloorClass               = 89.7
+	freshFloorCode                = 80.4
 	freshFloorPermanentRetryable  = 1.6
-	freshFloorTransientNotRetried = 4.1
+	freshFloorTransientNotRetried = 2.2
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
