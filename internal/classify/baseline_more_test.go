@@ -201,6 +201,13 @@ var moreCases = []errCase{
 	{name: "dns lookup failed", msg: "DNS lookup failed for api.example.com", class: rel, code: tra, retryable: true},
 	{name: "unanswered question", msg: "AskUserQuestion timed out after 90s: no response from the user", class: gov, code: act},
 	{name: "internal compiler error", msg: "src/geo.c:41:1: internal compiler error: Segmentation fault\nPlease submit a full bug report", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "free pascal internal error", msg: "bgrabitmaptypes.pas(104,1) Error: Internal error 200611031", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "delphi internal error", msg: "[dcc32 Fatal Error] shapes.pas(1322): F2084 Internal Error: G16451", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "api internal error code stays vague", msg: "Internal error 50001, please try again", class: rel, code: tra},
+	{name: "php uncaught type error", msg: "PHP Fatal error:  Uncaught TypeError: Cannot access offset of type string on string in /srv/app/api.php:41", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "asks for a bug report", msg: "FATAL: Error, please report the issue with above output.", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "msvc assertion", msg: "Assertion failed: IsValid(Object), file Engine/Source/Runtime/UObject.cpp, line 412", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "rate limit metadata beside a refusal", msg: "(<StatusCode.FAILED_PRECONDITION: (9, 'failed precondition')>, Metadata(ratelimit_limit='100, 100;w=60', ratelimit_remaining=97, ratelimit_reset=41, message='instrument forbidden for trading by API'))", class: gov, code: perm},
 	// A 500 that names a defect: the same request meets the same bug.
 	{name: "500 naming a null reference", http: i32(500), msg: "System.NullReferenceException: Object reference not set to an instance of an object.\n   at Api.Services.Orders.Get(Int32 id)", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "500 naming a class cast", http: i32(500), msg: "Internal Server Error: java.lang.ClassCastException: class java.lang.Long cannot be cast to class java.lang.Integer", class: cap, code: ierr, rule: "baseline/programming-error"},

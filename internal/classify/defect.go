@@ -70,9 +70,18 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	// true, found otherwise: Rust's unreachable!() and assert!, C's assert,
 	// Zig's unreachable.
 	`|(?:entered|reached) unreachable code` +
-	// A compiler that crashed on valid input says so.
+	// A compiler that crashed on valid input says so, or stops at a source
+	// position with an internal error and its own code for the check that
+	// failed (Free Pascal's "Internal error 200611031", Delphi's "F2084
+	// Internal Error: URW1147").
 	`|[Ii]nternal compiler error` +
-	`|assertion failed: ` +
+	`|\(\d+(?:,\d+)?\)[^\n]{0,40}Internal [Ee]rror:? [A-Z]{0,4}\d{3,}` +
+	// PHP's fatal errors that only a bug raises.
+	`|Fatal error: +Uncaught (?:TypeError|DivisionByZeroError|ArgumentCountError|ArithmeticError)\b` +
+	// A tool that asks for a bug report says it met a bug.
+	`|[Pp]lease (?:submit|file|send|open) (?:a |an )?(?:full )?bug report` +
+	`|[Pp]lease report (?:this|the) (?:bug|issue) with (?:the )?above output` +
+	`|[Aa]ssertion failed: ` +
 	`|Assertion failed in file ` +
 	"|Assertion `[^`']{1,200}' failed" +
 	// Nim raises a Defect only for a bug; its runtime names it in brackets.
@@ -89,7 +98,8 @@ var defectWords = words("ZeroDivisionError", "KeyError", "AttributeError", "Inde
 	"Object reference not set", "panic: runtime error:", "nil pointer dereference", "panicked at",
 	"::unwrap()", "Unexpectedly found nil", "undefined method ", "Call to a member function",
 	"Call to undefined", "maximum recursion depth", "Maximum call stack", "Defect]", "unreachable code",
-	"assertion failed: ", "Assertion failed in file ", "Assertion `", ": Undefined ", "** (", "nternal compiler error")
+	"ssertion failed: ", "Assertion failed in file ", "Assertion `", ": Undefined ", "** (", "nternal compiler error",
+	"Internal Error", "Internal error", "Uncaught ", "bug report", "with above output", "with the above output")
 
 // isDefectText is defectText.MatchString behind its literal prefilter.
 func isDefectText(t string) bool {

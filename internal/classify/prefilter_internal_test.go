@@ -270,6 +270,10 @@ func TestWordPrefiltersAreSound(t *testing.T) {
 		"detected", "found", "scan ", "in progress", "pending", "human", "robot", "captcha", "病毒", "检测到", "ウイルス", "検出",
 		"Warning", "Notice", ": ", "Undefined ", "array key", "index", "variable", "** (", "KeyError", ")", "MatchError",
 		"FunctionClauseError", "('", " (", "NullPointerException", "java.lang.", "Uncaught ", "panicked at ", "unwrap()",
+		"заблокирован", "ы ", "системой ", "защиты", "bloqueada", "bloqueado", " por ", "el ", "la ", "cortafuegos", "bloquée par ",
+		"pare-feu", "vom ", "von der ", "blockiert", "aus Sicherheitsgründen ", "Firewall ",
+		"(104,1)", "(12)", "Internal Error", "Internal error", " 200611031", "URW1147", "Fatal error: ", "TypeError",
+		"Please ", "please ", "submit ", "a ", "full ", "bug report", "report the issue", " with ", "above output", "Assertion failed: ",
 	}, foldTokens...)
 	rng := rand.New(rand.NewPCG(9, 10))
 	for range 50_000 {

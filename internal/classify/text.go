@@ -156,7 +156,9 @@ var textSets = [setCount]phraseSet{
 		" concurrent requests", " concurrent request limit", " requests limit", " calls per ",
 		" exceeded the rate", " enhance your calm", " too many attempts", " too many calls",
 		" over qps", " qps limit", " qps exceeded", " exceeded qps", " exceeds qps", " queries per second",
-	}},
+		// Rate-limit headers or metadata beside another error report the
+		// budget left, not that it ran out.
+	}, unless: []string{" ratelimit remaining", " ratelimit limit", " ratelimit reset", " rate limit remaining"}},
 	tOverloaded: {kind: kOverloaded, phrases: []string{
 		" overloaded", " over capacity", " at capacity", " out of capacity",
 		" insufficient capacity", " server is busy", " servers are busy", " server busy",
