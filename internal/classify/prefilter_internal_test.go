@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/omcp/toolfailure/internal/racetest"
 )
 
 // The prefilters and scanners in front of the regular expressions are only worth having if they
@@ -276,7 +278,8 @@ func TestWordPrefiltersAreSound(t *testing.T) {
 		"Please ", "please ", "submit ", "a ", "full ", "bug report", "report the issue", " with ", "above output", "Assertion failed: ",
 	}, foldTokens...)
 	rng := rand.New(rand.NewPCG(9, 10))
-	for range 50_000 {
+	// A sample under the race detector; scripts/test runs it at full size without it.
+	for range racetest.Rounds(50_000) {
 		s := randomText(rng, tokens, 8)
 		for _, p := range pairs {
 			text := s
