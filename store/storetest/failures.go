@@ -478,9 +478,15 @@ func runList(t *testing.T, h Harness) {
 		got, err = b.store.ListFailures(b.ctx, b.tenant.ID, store.ListQuery{After: &lowest})
 		requireNoError(t, err)
 		requireIDs(t, nil, got)
-		// A cursor need not be a stored ID: strictly older than it is all that counts.
+		// A cursor need not be a stored ID: strictly older than it is all that counts. The
+		// cursor is the next 128-bit value after all[2].ID, carried past a last byte of 0xff.
 		mid := all[2].ID
-		mid[15]++
+		for i := len(mid) - 1; i >= 0; i-- {
+			mid[i]++
+			if mid[i] != 0 {
+				break
+			}
+		}
 		got, err = b.store.ListFailures(b.ctx, b.tenant.ID, store.ListQuery{After: &mid})
 		requireNoError(t, err)
 		requireIDs(t, idsOf(all[2:]), got)
