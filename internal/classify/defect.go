@@ -99,7 +99,7 @@ var defectWords = words("ZeroDivisionError", "KeyError", "AttributeError", "Inde
 	"::unwrap()", "Unexpectedly found nil", "undefined method ", "Call to a member function",
 	"Call to undefined", "maximum recursion depth", "Maximum call stack", "Defect]", "unreachable code",
 	"ssertion failed: ", "Assertion failed in file ", "Assertion `", ": Undefined ", "** (", "nternal compiler error",
-	"Internal Error", "Internal error", "Uncaught ", "bug report", "with above output", "with the above output")
+	"Internal Error", "Internal error", "Uncaught ", "bug report", "above output")
 
 // isDefectText is defectText.MatchString behind its literal prefilter.
 func isDefectText(t string) bool {

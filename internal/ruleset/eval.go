@@ -90,12 +90,11 @@ func (s *Set) classify(ctx context.Context, e *classify.Engine, in *classify.Inp
 		pa = newActivation(&cut)
 	}
 	// A firewall's block page outranks the packs' reading of its words
-	// (classify.FirewallAnswered).
-	if !classify.FirewallAnswered(in) {
-		if o, ok := packs().set.first(pa, in, now, skip); ok {
-			res.Outcome, res.Pack = o, true
-			return res, nil
-		}
+	// (classify.FirewallAnswered). It is asked only when a pack matched:
+	// otherwise the engine, which reads firewalls itself, decides anyway.
+	if o, ok := packs().set.first(pa, in, now, skip); ok && !classify.FirewallAnswered(in) {
+		res.Outcome, res.Pack = o, true
+		return res, nil
 	}
 	res.Outcome = e.Classify(in, now)
 	return res, nil
