@@ -171,7 +171,7 @@ func TestPrefiltersAreSound(t *testing.T) {
 		" (", "ORA-", "00060", "(1205, '", ", \"", "\\b", "3",
 	}, foldTokens...)
 	rng := rand.New(rand.NewPCG(7, 8))
-	for range 30_000 {
+	for range racetest.Rounds(30_000) {
 		s := randomText(rng, tokens, 10)
 		for _, p := range pairs {
 			if p.re.MatchString(s) && !p.maybe(s) {
