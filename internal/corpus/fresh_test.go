@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 89.7
-	freshFloorCode                = 80.4
-	freshFloorPermanentRetryable  = 1.6
-	freshFloorTransientNotRetried = 2.2
+	freshFloorClass               = 88.2
+	freshFloorCode                = 78.5
+	freshFloorPermanentRetryable  = 1.93
+	freshFloorTransientNotRetried = 4.41
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
