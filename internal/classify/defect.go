@@ -37,9 +37,11 @@ var defectTypes = map[string]bool{
 // defectText finds the same evidence in a message or a stack trace: a
 // defect type at the start of a line (the last line of a Python or Node
 // trace, a Java trace's first), a runtime's own wording of a bug, a panic.
-var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exception in thread "[^"]*" )|[\s:])(?:` +
+var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exception in thread "[^"]*" )|[\s:"']|\\n)(?:` +
 	`(?:builtins\.)?(?:ZeroDivisionError|KeyError|AttributeError|IndexError|NameError|UnboundLocalError|RecursionError|NoMethodError): ` +
 	`|(?:java\.lang\.|kotlin\.)?(?:NullPointerException|ClassCastException|ArrayIndexOutOfBoundsException|StringIndexOutOfBoundsException|ArithmeticException|UninitializedPropertyAccessException)\b` +
+	`|java\.util\.ConcurrentModificationException\b` +
+	`|java\.lang\.AssertionError\b` +
 	`|System\.(?:NullReferenceException|InvalidCastException|IndexOutOfRangeException|DivideByZeroException)\b` +
 	`|ReferenceError: [\w$.]+ is not defined` +
 	`)` +
@@ -48,6 +50,30 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|TypeError: [\w$.\[\]()]+ is not a function` +
 	`|TypeError: (?:unsupported operand type|'NoneType' object|'\w+' object is not (?:subscriptable|callable|iterable)|can only concatenate)` +
 	`|Object reference not set to an instance of an object` +
+	// The JVM's own messages for an index past the end and a bad cast,
+	// which frameworks send without the exception's name.
+	`|Index -?\d+ out of bounds for length \d+` +
+	`|class [\w.$]+ cannot be cast to class [\w.$]+` +
+	// .NET's own message for a null reference, as localized runtimes
+	// print it.
+	`|Der Objektverweis wurde nicht auf eine Objektinstanz festgelegt` +
+	`|La référence d'objet n'est pas définie à une instance d'un objet` +
+	`|Referencia a objeto no establecida como instancia de un objeto` +
+	`|Riferimento a un oggetto non impostato su un'istanza di oggetto` +
+	`|Referência de objeto não definida para uma instância de um objeto` +
+	`|Ссылка на объект не указывает на экземпляр объекта` +
+	`|未将对象引用设置到对象的实例` +
+	`|並未將物件參考設定為物件的執行個體` +
+	`|オブジェクト参照がオブジェクト インスタンスに設定されていません` +
+	`|개체 참조가 개체의 인스턴스로 설정되지 않았습니다` +
+	`|Odwołanie do obiektu nie zostało ustawione na wystąpienie obiektu` +
+	`|Nesne başvurusu bir nesnenin örneğine ayarlanmadı` +
+	// A process that the operating system stopped for touching memory
+	// it does not own, or that dumped its core: a crash, not a refusal.
+	`|Segmentation fault|segmentation violation|\bSIGSEGV\b|signal 11 \(SEGV\)|\(core dumped\)` +
+	// Runtimes and tools that name a programming error in their own
+	// language.
+	`|Erreur de programmation|Programmierfehler|[Ee]rror de programación` +
 	`|panic: runtime error:` +
 	`|invalid memory address or nil pointer dereference` +
 	`|panicked at .{0,200}(?:unwrap\(\)` + "`" + ` on an? ` + "`" + `(?:None|Err)|index out of bounds|attempt to (?:divide by zero|subtract with overflow|add with overflow|multiply with overflow))` +
@@ -76,11 +102,16 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	// Internal Error: URW1147").
 	`|[Ii]nternal compiler error` +
 	`|\(\d+(?:,\d+)?\)[^\n]{0,40}Internal [Ee]rror:? [A-Z]{0,4}\d{3,}` +
+	// An internal error that names the tool's own source file and line.
+	`|Internal [Ee]rror\b[^\n]{0,160}\b[\w-]+\.(?:c|cc|cpp|cxx|h|hpp|rs|go|java|py|f90|F90):\d+` +
 	// PHP's fatal errors that only a bug raises.
 	`|Fatal error: +Uncaught (?:TypeError|DivisionByZeroError|ArgumentCountError|ArithmeticError)\b` +
 	// A tool that asks for a bug report says it met a bug.
-	`|[Pp]lease (?:submit|file|send|open) (?:a |an )?(?:full )?bug report` +
+	`|(?i:please) (?:submit|file|send|open) (?:a |an )?(?:full )?bug report` +
 	`|[Pp]lease report (?:this|the) (?:bug|issue) with (?:the )?above output` +
+	`|(?i:please) report (?:this|it) as a bug` +
+	// .NET's LINQ on a sequence the code assumed non-empty or single.
+	`|Sequence contains (?:no (?:matching )?elements?|more than one (?:matching )?element)` +
 	`|[Aa]ssertion failed: ` +
 	`|Assertion failed in file ` +
 	"|Assertion `[^`']{1,200}' failed" +
@@ -99,7 +130,13 @@ var defectWords = words("ZeroDivisionError", "KeyError", "AttributeError", "Inde
 	"::unwrap()", "Unexpectedly found nil", "undefined method ", "Call to a member function",
 	"Call to undefined", "maximum recursion depth", "Maximum call stack", "Defect]", "unreachable code",
 	"ssertion failed: ", "Assertion failed in file ", "Assertion `", ": Undefined ", "** (", "nternal compiler error",
-	"Internal Error", "Internal error", "Uncaught ", "bug report", "above output")
+	"Internal Error", "Internal error", "Uncaught ", "bug report", "above output", "AssertionError",
+	"ConcurrentModificationException", "out of bounds for length", "cannot be cast to class",
+	"as a bug", "Sequence contains ",
+	"Objektverweis", "référence d'objet", "Referencia a objeto", "Riferimento a un oggetto", "Referência de objeto",
+	"Ссылка на объект", "未将对象引用", "並未將物件參考", "オブジェクト参照", "개체 참조", "Odwołanie do obiektu",
+	"Nesne başvurusu", "Segmentation fault", "segmentation violation", "SIGSEGV", "(SEGV)", "(core dumped)",
+	"Erreur de programmation", "Programmierfehler", "rror de programación")
 
 // isDefectText is defectText.MatchString behind its literal prefilter.
 func isDefectText(t string) bool {
@@ -155,3 +192,31 @@ func ruleDefect(s *signals) (kind, bool) {
 
 // traceKeys are the keys under which error bodies carry a stack trace.
 var traceKeys = []string{"stack", "stackTrace", "stacktrace", "stack_trace", "traceback", "trace", "exception"}
+
+// DefectAnswered reports whether the error carries the evidence of a
+// defect that baseline/programming-error reads (a runtime's defect type,
+// a panic, a crash, a trace that names one). A trace quotes the code and
+// data it ran on, in words the baseline packs read as a missing version,
+// an unsupported operation or a limit; the runtime's own report of a bug
+// is the stronger evidence, so the packs do not read it
+// (ruleset.Set.Classify).
+func DefectAnswered(in *Input) bool {
+	e := &in.Error
+	s := signals{in: in}
+	if e.HTTPStatus != nil {
+		s.http, s.hasHTTP = *e.HTTPStatus, true
+	}
+	if e.GRPCCode != nil {
+		s.grpc, s.hasGRPC = *e.GRPCCode, true
+	}
+	if e.JSONRPCCode != nil {
+		s.jsonrpc, s.hasJSONRPC = *e.JSONRPCCode, true
+	}
+	if e.Details != nil {
+		w := walker{budget: maxWalk}
+		w.walk(e.Details, 0, "")
+		s.detailTexts = w.texts
+	}
+	_, ok := ruleDefect(&s)
+	return ok
+}

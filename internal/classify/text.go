@@ -103,6 +103,11 @@ var textSets = [setCount]phraseSet{
 		" account is inactive", " account inactive", " account is not active", " account not active",
 		" dormant", " you must install", " please install", " must be installed", " needs to be installed",
 		" need to install",
+		// A tool or client too old for the call: a person installs the
+		// newer one.
+		" or higher please upgrade", " or later please upgrade", " or newer please upgrade",
+		" is more than a year old", " please download the current version", " please download the latest version",
+		" version is too old", " client is too old", " is too old please upgrade", " is too old please update",
 	}},
 	tBilling: {kind: kBilling, phrases: []string{
 		" billing details", " check your billing", " billing account", " billing is not enabled",
@@ -117,7 +122,8 @@ var textSets = [setCount]phraseSet{
 		" plan limit", " plan does not", " your plan", " current plan", " subscription has expired",
 		" subscription expired", " subscription required", " subscription is required",
 		" subscription is inactive", " trial has expired", " trial expired",
-		" trial period has ended", " account is suspended", " account suspended",
+		" trial period has ended", " trial period is over", " trial is over", " trial has ended",
+		" trial period has expired", " account is suspended", " account suspended",
 		" account has been suspended", " account is past due", " past due", " daily limit",
 		" monthly limit", " monthly quota", " daily quota", " quota for today", " per day", " per month",
 		" card was declined", " card declined", " spending limit", " usage limit", " usage cap",
@@ -127,7 +133,8 @@ var textSets = [setCount]phraseSet{
 		" exceeded your budget", " exceeded the budget", " over budget", " not enough funds",
 		" not enough balance", " balance is too low", " balance too low",
 		" underfunded", " overdrawn", " buying power",
-	}, patterns: []*regexp.Regexp{re(` requires? (?:a |an )?(?:pro|premium|paid|business|enterprise|team|plus|higher) (?:plan|subscription|account|tier|license|edition)`)}},
+	}, patterns: []*regexp.Regexp{re(` requires? (?:a |an )?(?:pro|premium|paid|business|enterprise|team|plus|higher) (?:plan|subscription|account|tier|license|edition)`),
+		re(` trial(?: period| version| license| licence)?(?: [a-z0-9]+){0,4} (?:is over|has ended|ended|has expired|expired) `)}},
 	// A quota on how many of a resource an account may hold (cores,
 	// instances, networks: "40 requested, 32 allowed") is raised by a
 	// person; a quota on a rate ("per minute") refills on its own (tRate,
@@ -281,7 +288,8 @@ var textSets = [setCount]phraseSet{
 		" not available for this", " not available on this", " feature not available",
 		" feature is not available", " capability", " no handler", " unknown endpoint",
 		" no route matched", " no matching route", " no route found", " endpoint not found",
-		" route not found", " unknown rpc",
+		" route not found", " unknown rpc", " not yet supported", " does not yet support", " doesn t yet support",
+		" not yet implemented",
 	}, patterns: []*regexp.Regexp{re(` tool (?:[a-z0-9]+ ){1,6}(?:not found|does not exist|is not registered) `)}},
 	tPermission: {kind: kPermission, phrases: []string{
 		" permission denied", " permissions denied", " access denied", " access is denied",
@@ -368,6 +376,7 @@ var textSets = [setCount]phraseSet{
 		" internet disconnected", " max retries", " maximum retries", " retries exceeded",
 		" retries exhausted", " maximum number of retries", " gone away", " lost connection",
 		" econnreset", " socket error", " transport error", " protocol error",
+		" cannot reach", " can t reach", " could not reach", " couldn t reach", " unable to reach", " failed to reach",
 	}},
 	tBadResponse: {kind: kServer, phrases: []string{
 		" expecting value line 1 column 1 char 0", " looking for beginning of value",
@@ -437,6 +446,8 @@ var textSets = [setCount]phraseSet{
 		" service not available", " server not available", " not available right now", " not available at the moment",
 		" temporarily not available", " currently down",
 		" is down", " outage",
+		// A consensus cluster electing a leader answers again once it has one.
+		" leader changed", " no leader", " not the leader", " leader election",
 	}},
 	tServer: {kind: kServer, phrases: []string{
 		" internal error", " internal server", " server error", " unexpected error",

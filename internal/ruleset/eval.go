@@ -89,10 +89,11 @@ func (s *Set) classify(ctx context.Context, e *classify.Engine, in *classify.Inp
 		cut.Error.Message = truncateUTF8(in.Error.Message, MaxPackMessage)
 		pa = newActivation(&cut)
 	}
-	// A firewall's block page outranks the packs' reading of its words
-	// (classify.FirewallAnswered). It is asked only when a pack matched:
-	// otherwise the engine, which reads firewalls itself, decides anyway.
-	if o, ok := packs().set.first(pa, in, now, skip); ok && !classify.FirewallAnswered(in) {
+	// A firewall's block page and a runtime's report of a bug outrank the
+	// packs' reading of their words (classify.FirewallAnswered,
+	// classify.DefectAnswered). They are asked only when a pack matched:
+	// otherwise the engine, which reads both itself, decides anyway.
+	if o, ok := packs().set.first(pa, in, now, skip); ok && !classify.FirewallAnswered(in) && !classify.DefectAnswered(in) {
 		res.Outcome, res.Pack = o, true
 		return res, nil
 	}

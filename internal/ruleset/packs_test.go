@@ -83,6 +83,12 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "拒绝访问：防火墙拦截了该请求", class: classify.Governance, code: classify.CodePolicyBlocked},
 		{msg: "Доступ запрещён. Ваш запрос был заблокирован системой защиты сайта.", http: status(403), class: classify.Governance, code: classify.CodePolicyBlocked},
 		{msg: "Acceso denegado: su petición ha sido bloqueada por el WAF.", http: status(403), class: classify.Governance, code: classify.CodePolicyBlocked},
+		// A runtime's report of a bug outranks the packs' reading of the
+		// words its trace quotes (an undefined method read as an
+		// unsupported operation); the same words without it are the packs'.
+		{msg: "{\"error\":\"This path is disallowed by the site's robots.txt for this user agent\"}", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.policy-"},
+		{msg: "NoMethodError: undefined method `each' for nil:NilClass", class: classify.Capability, code: classify.CodeInternalError},
+		{msg: "Unhandled exception. System.NullReferenceException: 개체 참조가 개체의 인스턴스로 설정되지 않았습니다.", class: classify.Capability, code: classify.CodeInternalError},
 		{msg: "視聴できません: この動画はお住まいの地域からは視聴できません", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.region-restricted"},
 		{msg: "此內容因版權限制，在您所在的地區無法提供", http: status(403), class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.region-restricted"},
 		{msg: "参数错误：缺少必要参数 user_id", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-intl.invalid-input-zh"},

@@ -263,6 +263,7 @@ var conceptWords = map[concept][]string{
 		"w toku", "jeszcze nie", "devam ediyor", "henüz", "bezig", "nog niet", "probíhá", "pågår",
 		"đang xử lý", "đang được xử lý", "chưa", "sedang diproses", "belum", "قيد المعالجة", "בתהליך", "در حال پردازش",
 		"处理中", "處理中", "进行中", "進行中", "尚未", "処理中", "準備中", "まだ", "처리 중", "진행 중", "아직",
+		"처리중", "진행중", "준비 중", "준비중", "생성 중", "생성중", "准备中", "生成中", "正在生成", "正在处理",
 	},
 	conceptExists: {
 		"already exists", "duplicate", "already", "exists",
