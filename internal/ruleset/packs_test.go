@@ -87,6 +87,9 @@ func TestPackFamilies(t *testing.T) {
 		// words its trace quotes (an undefined method read as an
 		// unsupported operation); the same words without it are the packs'.
 		{msg: "{\"error\":\"This path is disallowed by the site's robots.txt for this user agent\"}", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.policy-"},
+		{msg: "remote: Branch `main` changes rejected by rule `main`=>branch.push.\nTo https://git.example.com/shop\n ! [remote rejected] main -> main\nerror: failed to push some refs", class: classify.Governance, code: classify.CodePolicyBlocked, family: "devtools.git-protected-branch"},
+		// What could not be found when a connection failed is not a missing item.
+		{msg: "Verbindungsfehler: Zielport nicht gefunden – der Server ist nicht gestartet oder nicht erreichbar.", class: classify.Reliability, code: classify.CodeRetryableTransient},
 		{msg: "NoMethodError: undefined method `each' for nil:NilClass", class: classify.Capability, code: classify.CodeInternalError},
 		{msg: "Unhandled exception. System.NullReferenceException: 개체 참조가 개체의 인스턴스로 설정되지 않았습니다.", class: classify.Capability, code: classify.CodeInternalError},
 		{msg: "視聴できません: この動画はお住まいの地域からは視聴できません", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.region-restricted"},
