@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 88.2
-	freshFloorCode                = 78.5
-	freshFloorPermanentRetryable  = 1.93
-	freshFloorTransientNotRetried = 4.41
+	freshFloorClass               = 88.7
+	freshFloorCode                = 80.3
+	freshFloorPermanentRetryable  = 2.82
+	freshFloorTransientNotRetried = 4.61
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
