@@ -62,6 +62,7 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|Riferimento a un oggetto non impostato su un'istanza di oggetto` +
 	`|Referência de objeto não definida para uma instância de um objeto` +
 	`|Ссылка на объект не указывает на экземпляр объекта` +
+	`|Посилання на об'єкт не вказує на екземпляр об'єкта` +
 	`|未将对象引用设置到对象的实例` +
 	`|並未將物件參考設定為物件的執行個體` +
 	`|オブジェクト参照がオブジェクト インスタンスに設定されていません` +
@@ -71,6 +72,10 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	// A process that the operating system stopped for touching memory
 	// it does not own, or that dumped its core: a crash, not a refusal.
 	`|Segmentation fault|segmentation violation|\bSIGSEGV\b|signal 11 \(SEGV\)|\(core dumped\)` +
+	`|EXCEPTION_ACCESS_VIOLATION|[Aa]ccess violation (?:\(0xc0000005\)|at (?:address )?0x|reading (?:from )?(?:address|location) 0x)` +
+	`|unexpected null pointer` +
+	// Python's own words for using None as a value, whatever type wraps them.
+	`|'NoneType' object (?:is not (?:subscriptable|callable|iterable)|has no attribute)` +
 	// Runtimes and tools that name a programming error in their own
 	// language.
 	`|Erreur de programmation|Programmierfehler|[Ee]rror de programación` +
@@ -103,7 +108,12 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|[Ii]nternal compiler error` +
 	`|\(\d+(?:,\d+)?\)[^\n]{0,40}Internal [Ee]rror:? [A-Z]{0,4}\d{3,}` +
 	// An internal error that names the tool's own source file and line.
-	`|Internal [Ee]rror\b[^\n]{0,160}\b[\w-]+\.(?:c|cc|cpp|cxx|h|hpp|rs|go|java|py|f90|F90):\d+` +
+	`|(?:Internal [Ee]rror\b|内部エラー|内部错误|内部錯誤)[^\n]{0,160}\b[\w-]+\.(?:c|cc|cpp|cxx|h|hpp|rs|go|java|py|f90|F90)(?::\d+|,? [Ll]ine:? \d+)` +
+	`|Internal fault: \[0x` +
+	// An assertion in the tool's source that did not hold, with the file
+	// and line that asserted it.
+	"|Assert `[^`']{1,200}' failed" +
+	`|Assert(?:ion)? failed(?: in)?:? /?[\w./-]+\.(?:c|cc|cpp|cxx|h|hpp|rs|go|java|py|m)(?::\d+|,? line \d+)` +
 	// PHP's fatal errors that only a bug raises.
 	`|Fatal error: +Uncaught (?:TypeError|DivisionByZeroError|ArgumentCountError|ArithmeticError)\b` +
 	// A tool that asks for a bug report says it met a bug.
@@ -132,7 +142,8 @@ var defectWords = words("ZeroDivisionError", "KeyError", "AttributeError", "Inde
 	"ssertion failed: ", "Assertion failed in file ", "Assertion `", ": Undefined ", "** (", "nternal compiler error",
 	"Internal Error", "Internal error", "Uncaught ", "bug report", "above output", "AssertionError",
 	"ConcurrentModificationException", "out of bounds for length", "cannot be cast to class",
-	"as a bug", "Sequence contains ",
+	"as a bug", "Sequence contains ", "Посилання на об", "ACCESS_VIOLATION", "ccess violation", "null pointer",
+	"'NoneType' object", "内部エラー", "内部错误", "内部錯誤", "Internal fault: [0x", "Assert `", "ssert failed",
 	"Objektverweis", "référence d'objet", "Referencia a objeto", "Riferimento a un oggetto", "Referência de objeto",
 	"Ссылка на объект", "未将对象引用", "並未將物件參考", "オブジェクト参照", "개체 참조", "Odwołanie do obiektu",
 	"Nesne başvurusu", "Segmentation fault", "segmentation violation", "SIGSEGV", "(SEGV)", "(core dumped)",
@@ -150,8 +161,9 @@ func isDefectText(t string) bool {
 // a defect's trace.
 func ruleDefect(s *signals) (kind, bool) {
 	// A 500 that names a defect is one: the same request meets the same
-	// bug. Any other status says where the failure came from.
-	if s.hasHTTP && s.http != 500 || s.hasGRPC {
+	// bug. So is a 2xx body that names one, since such a status says
+	// nothing of the failure. Any other status says where it came from.
+	if s.hasHTTP && s.http != 500 && (s.http < 200 || s.http > 299) || s.hasGRPC {
 		return kNone, false
 	}
 	if s.hasJSONRPC && s.jsonrpc != -32603 && (s.jsonrpc > -32000 || s.jsonrpc < -32099) {

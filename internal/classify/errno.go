@@ -59,10 +59,20 @@ var errnoNumbers = map[int]string{
 	10051: "ENETUNREACH", 10053: "ECONNABORTED", 11001: "EAI_NONAME", 11002: "EAI_AGAIN",
 }
 
+// winErrors maps the Windows system error codes below the socket numbers
+// that say the same as an errno (winerror.h).
+var winErrors = map[int]string{
+	2: "ENOENT", 3: "ENOENT", 5: "EACCES", 19: "EROFS", 32: "EBUSY", 33: "EBUSY", 39: "ENOSPC", 80: "EEXIST",
+	112: "ENOSPC", 183: "EEXIST", 1224: "EBUSY", 1450: "ENOMEM",
+}
+
+// deniedWords tells an access refusal in a message.
+var deniedWords = newFoldSet(false, "denied")
+
 // errnoNumberRe finds errno numbers as Python, Rust and Windows print them;
 // every match has one of errnoNumberWords.
 var (
-	errnoNumberRe    = regexp.MustCompile(`(?i)\[(?:errno|winerror) (-?\d+)\]|\(os error (\d+)\)|\berrno[ =:]+(-?\d+)`)
+	errnoNumberRe    = regexp.MustCompile(`(?i)\[errno (-?\d+)\]|\[winerror (-?\d+)\]|\(os error (\d+)\)|\berrno[ =:]+(-?\d+)`)
 	errnoNumberWords = newFoldSet(false, "errno", "winerror", "os error")
 )
 
@@ -115,12 +125,23 @@ func (s *signals) errnoKind() (kind, bool) {
 		return kNone, false
 	}
 	if m := errnoNumberRe.FindStringSubmatch(msg); m != nil {
-		for _, g := range m[1:] {
+		for i, g := range m[1:] {
 			if g == "" {
 				continue
 			}
 			n, _ := strconv.Atoi(g)
-			if name, ok := errnoNumbers[n]; ok {
+			name, ok := errnoNumbers[n]
+			switch {
+			case i == 1 && n < 10000:
+				// Below the socket numbers, [WinError N] is a Windows
+				// system error code, not an errno.
+				name, ok = winErrors[n]
+			case i == 2 && n == 5 && deniedWords.in(msg):
+				// Rust prints Windows codes too: 5 is access denied there,
+				// an I/O error on Unix; the message says which.
+				name = "EACCES"
+			}
+			if ok {
 				return errnoKinds[alnumLower(name)], true
 			}
 		}

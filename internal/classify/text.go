@@ -102,7 +102,7 @@ var textSets = [setCount]phraseSet{
 		" license expired", " licence has expired", " licence expired", " activate your account",
 		" account is inactive", " account inactive", " account is not active", " account not active",
 		" dormant", " you must install", " please install", " must be installed", " needs to be installed",
-		" need to install",
+		" need to install", " requires a connected", " please connect your", " no connected account",
 		// A tool or client too old for the call: a person installs the
 		// newer one.
 		" or higher please upgrade", " or later please upgrade", " or newer please upgrade",
@@ -197,9 +197,11 @@ var textSets = [setCount]phraseSet{
 		" being deleted", " being created",
 		// Two requirements that conflict (a dependency graph's "version
 		// conflict between a 1.2 and a 1.3") never heal by waiting.
-	}, unless: []string{" conflict between", " conflicts between"}},
+		// A wallet, device or screen that is locked waits for its owner to
+		// unlock it, not for another writer to finish.
+	}, unless: []string{" conflict between", " conflicts between", " unlock your", " unlock it", " unlock the", " wallet is locked", " device is locked", " screen is locked"}},
 	tAuth: {kind: kAuth, phrases: []string{
-		" unauthenticated", " not authenticated", " must be logged in", " must be authenticated",
+		" unauthenticated", " unlock your wallet", " wallet is locked", " not authenticated", " must be logged in", " must be authenticated",
 		" invalid login", " password not accepted", " authentication unsuccessful",
 		" authentication required", " authentication is required", " authentication failed",
 		" authentication failure", " authentication error", " authentication credentials",

@@ -90,6 +90,12 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "remote: Branch `main` changes rejected by rule `main`=>branch.push.\nTo https://git.example.com/shop\n ! [remote rejected] main -> main\nerror: failed to push some refs", class: classify.Governance, code: classify.CodePolicyBlocked, family: "devtools.git-protected-branch"},
 		// What could not be found when a connection failed is not a missing item.
 		{msg: "Verbindungsfehler: Zielport nicht gefunden – der Server ist nicht gestartet oder nicht erreichbar.", class: classify.Reliability, code: classify.CodeRetryableTransient},
+		{msg: "pakiet.rpm: suma kontrolna MD5 się nie zgadza", class: classify.Governance, code: classify.CodePolicyBlocked, family: "buildtools.integrity"},
+		{msg: "Erreur : la somme de contrôle ne correspond pas", class: classify.Governance, code: classify.CodePolicyBlocked, family: "buildtools.integrity"},
+		{msg: "[ERROR]: Failed to validate checksum for archive: base.txz", class: classify.Governance, code: classify.CodePolicyBlocked, family: "buildtools.integrity"},
+		// No longer pending is not pending yet; "not ready" with 401 is a refusal.
+		{msg: "This runner job is not in pending state", http: status(400), class: classify.Capability, code: classify.CodeInvalidInput},
+		{msg: "The export is not ready yet", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.not-ready-yet"},
 		{msg: "NoMethodError: undefined method `each' for nil:NilClass", class: classify.Capability, code: classify.CodeInternalError},
 		{msg: "Unhandled exception. System.NullReferenceException: 개체 참조가 개체의 인스턴스로 설정되지 않았습니다.", class: classify.Capability, code: classify.CodeInternalError},
 		{msg: "視聴できません: この動画はお住まいの地域からは視聴できません", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.region-restricted"},
