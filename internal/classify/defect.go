@@ -215,15 +215,7 @@ var traceKeys = []string{"stack", "stackTrace", "stacktrace", "stack_trace", "tr
 func DefectAnswered(in *Input) bool {
 	e := &in.Error
 	s := signals{in: in}
-	if e.HTTPStatus != nil {
-		s.http, s.hasHTTP = *e.HTTPStatus, true
-	}
-	if e.GRPCCode != nil {
-		s.grpc, s.hasGRPC = *e.GRPCCode, true
-	}
-	if e.JSONRPCCode != nil {
-		s.jsonrpc, s.hasJSONRPC = *e.JSONRPCCode, true
-	}
+	s.setStatuses()
 	if e.Details != nil {
 		w := walker{budget: maxWalk}
 		w.walk(e.Details, 0, "")

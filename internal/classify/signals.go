@@ -58,6 +58,21 @@ const (
 	maxWalk     = 96      // JSON nodes visited in Details
 )
 
+// setStatuses copies the error's HTTP, gRPC and JSON-RPC codes, when it
+// has them.
+func (s *signals) setStatuses() {
+	e := &s.in.Error
+	if e.HTTPStatus != nil {
+		s.http, s.hasHTTP = *e.HTTPStatus, true
+	}
+	if e.GRPCCode != nil {
+		s.grpc, s.hasGRPC = *e.GRPCCode, true
+	}
+	if e.JSONRPCCode != nil {
+		s.jsonrpc, s.hasJSONRPC = *e.JSONRPCCode, true
+	}
+}
+
 func newSignals(in *Input, now time.Time) *signals {
 	s := &signals{in: in, now: now}
 	e := &in.Error
@@ -76,16 +91,7 @@ func newSignals(in *Input, now time.Time) *signals {
 	s.typeRaw = lastSegment(typ)
 	s.typeLast = normalizeCode(s.typeRaw)
 	s.typeFull = alnumLower(typ)
-
-	if e.HTTPStatus != nil {
-		s.http, s.hasHTTP = *e.HTTPStatus, true
-	}
-	if e.GRPCCode != nil {
-		s.grpc, s.hasGRPC = *e.GRPCCode, true
-	}
-	if e.JSONRPCCode != nil {
-		s.jsonrpc, s.hasJSONRPC = *e.JSONRPCCode, true
-	}
+	s.setStatuses()
 
 	w := walker{budget: maxWalk}
 	w.walk(e.Details, 0, "")
