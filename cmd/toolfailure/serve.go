@@ -313,6 +313,8 @@ func runServe(cmd *cobra.Command, d deps, f serveFlags) error {
 	// The port is taken before anything is promised: a first start of the
 	// embedded store prints its key only once the service can be reached
 	// with it, so a start that fails (port in use) leaves no key behind.
+	// The packs and the text model are ready before the first request.
+	ruleset.Warm()
 	listen := f.listen.Get()
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/omcp/toolfailure/internal/classify"
 )
@@ -90,6 +91,17 @@ func packs() *packState {
 		panic(err)
 	}
 	return st
+}
+
+// Warm compiles the baseline packs and loads the text model now, and
+// classifies one error through them, so that the first Classify after a
+// start does not pay for it: a proxy or middleware in front of the
+// service waits a quarter of a second for an answer by default, and a
+// cold first call can take longer than that on a loaded host.
+func Warm() {
+	var none *Set
+	in := classify.Input{Error: classify.RawError{Message: "upstream connect error: connection refused"}}
+	none.ClassifyWith(classify.DefaultEngine(), &in, time.Now())
 }
 
 // BaselinePacks returns the embedded packs, in file-name order.
