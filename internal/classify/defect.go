@@ -205,20 +205,27 @@ func ruleDefect(s *signals) (kind, bool) {
 // traceKeys are the keys under which error bodies carry a stack trace.
 var traceKeys = []string{"stack", "stackTrace", "stacktrace", "stack_trace", "traceback", "trace", "exception"}
 
-// DefectAnswered reports whether the error carries the evidence of a
-// defect that baseline/programming-error reads (a runtime's defect type,
-// a panic, a crash, a trace that names one). A trace quotes the code and
-// data it ran on, in words the baseline packs read as a missing version,
-// an unsupported operation or a limit; the runtime's own report of a bug
-// is the stronger evidence, so the packs do not read it
-// (ruleset.Set.Classify).
-func DefectAnswered(in *Input) bool {
-	e := &in.Error
+// OutranksPacks reports whether the error is an answer that speaks for
+// itself, which the baseline packs must not read (ruleset.Set.Classify):
+//
+//   - a firewall's, a bot manager's or a virus scanner's own page
+//     (baseline/firewall), which quotes the request it stopped and says
+//     "access denied" or "illegal parameters" of it, in words the packs
+//     read as the service's own refusal or bad input;
+//   - a runtime's report of a bug (baseline/programming-error), whose
+//     trace quotes the code and data it ran on, in words the packs read
+//     as a missing version, an unsupported operation or a limit.
+//
+// Either is stronger evidence than the words it quotes.
+func OutranksPacks(in *Input) bool {
 	s := signals{in: in}
+	if _, ok := ruleFirewall(&s); ok {
+		return true
+	}
 	s.setStatuses()
-	if e.Details != nil {
+	if in.Error.Details != nil {
 		w := walker{budget: maxWalk}
-		w.walk(e.Details, 0, "")
+		w.walk(in.Error.Details, 0, "")
 		s.detailTexts = w.texts
 	}
 	_, ok := ruleDefect(&s)

@@ -72,7 +72,9 @@ var deniedWords = newFoldSet(false, "denied")
 // errnoNumberRe finds errno numbers as Python, Rust and Windows print them;
 // every match has one of errnoNumberWords.
 var (
-	errnoNumberRe    = regexp.MustCompile(`(?i)\[errno (-?\d+)\]|\[winerror (-?\d+)\]|\(os error (\d+)\)|\berrno[ =:]+(-?\d+)`)
+	errnoNumberRe    = regexp.MustCompile(`(?i)\[errno (-?\d+)\]|\[winerror (?P<win>-?\d+)\]|\(os error (?P<rust>\d+)\)|\berrno[ =:]+(-?\d+)`)
+	winGroup         = errnoNumberRe.SubexpIndex("win")
+	rustGroup        = errnoNumberRe.SubexpIndex("rust")
 	errnoNumberWords = newFoldSet(false, "errno", "winerror", "os error")
 )
 
@@ -125,18 +127,18 @@ func (s *signals) errnoKind() (kind, bool) {
 		return kNone, false
 	}
 	if m := errnoNumberRe.FindStringSubmatch(msg); m != nil {
-		for i, g := range m[1:] {
-			if g == "" {
+		for i, g := range m {
+			if i == 0 || g == "" {
 				continue
 			}
 			n, _ := strconv.Atoi(g)
 			name, ok := errnoNumbers[n]
 			switch {
-			case i == 1 && n < 10000:
+			case i == winGroup && n < 10000:
 				// Below the socket numbers, [WinError N] is a Windows
 				// system error code, not an errno.
 				name, ok = winErrors[n]
-			case i == 2 && n == 5 && deniedWords.in(msg):
+			case i == rustGroup && n == 5 && deniedWords.in(msg):
 				// Rust prints Windows codes too: 5 is access denied there,
 				// an I/O error on Unix; the message says which.
 				name = "EACCES"

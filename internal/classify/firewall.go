@@ -150,14 +150,3 @@ func ruleFirewall(s *signals) (kind, bool) {
 	}
 	return kNone, false
 }
-
-// FirewallAnswered reports whether the error is a firewall's, a bot
-// manager's or a virus scanner's own answer (what baseline/firewall
-// reads). Such a page quotes the request it stopped and says "access
-// denied" or "illegal parameters" of it, in words the baseline packs read
-// as the service's own refusal or bad input; the product's answer is the
-// stronger evidence, so the packs do not read it (ruleset.Set.Classify).
-func FirewallAnswered(in *Input) bool {
-	_, ok := ruleFirewall(&signals{in: in})
-	return ok
-}

@@ -337,7 +337,7 @@ var textSets = [setCount]phraseSet{
 		// "DNS" must be the failure, not a system's name ("dnsmasq: bad
 		// option") nor what a DNS service manages ("DNS record not found").
 		" dns lookup", " dns resolution", " dns resolve", " dns error", " dns failure", " dns query",
-		" dns timeout", " dns server", " dns probe", " dns request", " dns name resolution", " dns resolver",
+		" dns timeout", " dns server", " dns probe", " dns request", " dns name resolution",
 		" dns problem", " dns issue",
 	}},
 	tRefused: {kind: kRefused, phrases: []string{

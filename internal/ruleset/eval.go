@@ -90,10 +90,10 @@ func (s *Set) classify(ctx context.Context, e *classify.Engine, in *classify.Inp
 		pa = newActivation(&cut)
 	}
 	// A firewall's block page and a runtime's report of a bug outrank the
-	// packs' reading of their words (classify.FirewallAnswered,
-	// classify.DefectAnswered). They are asked only when a pack matched:
-	// otherwise the engine, which reads both itself, decides anyway.
-	if o, ok := packs().set.first(pa, in, now, skip); ok && !classify.FirewallAnswered(in) && !classify.DefectAnswered(in) {
+	// packs' reading of their words (classify.OutranksPacks). That is asked
+	// only when a pack matched: otherwise the engine, which reads both
+	// itself, decides anyway.
+	if o, ok := packs().set.first(pa, in, now, skip); ok && !classify.OutranksPacks(in) {
 		res.Outcome, res.Pack = o, true
 		return res, nil
 	}
