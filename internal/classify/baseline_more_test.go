@@ -258,4 +258,9 @@ var moreCases = []errCase{
 	{name: "winerror 5 is access denied", msg: "PermissionError: [WinError 5] Access is denied: 'backup.tmp'", class: gov, code: perm, rule: "baseline/errno"},
 	{name: "rust os error 5 denied", msg: "failed to save file: access denied. (os error 5)", class: gov, code: perm, rule: "baseline/errno"},
 	{name: "winerror 32 file in use", msg: "PermissionError: [WinError 32] The process cannot access the file because it is being used by another process", class: rel, code: tra, retryable: true, rule: "baseline/errno"},
+	{name: "asks for a report to the devs", msg: "ArrBot encountered an internal error! Please report to the Devs", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "quota asks for more resources", msg: "<VectorException: (code=9, message=quota exceeded[reason=disk quota exceeded, please allocate more resources])>", class: gov, code: act},
+	{name: "requests per n months", http: i32(429), msg: "Quota exceeded! You reach the limit of 5000 requests per 3 months", class: gov, code: act},
+	{name: "rate quota per minute stays transient", http: i32(429), msg: "Quota exceeded for requests per minute. You may request a quota increase.", class: rel, code: tra, retryable: true},
+	{name: "user failed to respond", msg: "signing cancelled: the user failed to respond in time", class: gov, code: act},
 }

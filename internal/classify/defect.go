@@ -120,6 +120,7 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|(?i:please) (?:submit|file|send|open) (?:a |an )?(?:full )?bug report` +
 	`|[Pp]lease report (?:this|the) (?:bug|issue) with (?:the )?above output` +
 	`|(?i:please) report (?:this|it) as a bug` +
+	`|(?i:please report (?:this |it )?to the (?:devs?|developers?|maintainers?|authors?))\b` +
 	// .NET's LINQ on a sequence the code assumed non-empty or single.
 	`|Sequence contains (?:no (?:matching )?elements?|more than one (?:matching )?element)` +
 	`|[Aa]ssertion failed: ` +
@@ -142,7 +143,8 @@ var defectWords = words("ZeroDivisionError", "KeyError", "AttributeError", "Inde
 	"ssertion failed: ", "Assertion failed in file ", "Assertion `", ": Undefined ", "** (", "nternal compiler error",
 	"Internal Error", "Internal error", "Uncaught ", "bug report", "above output", "AssertionError",
 	"ConcurrentModificationException", "out of bounds for length", "cannot be cast to class",
-	"as a bug", "Sequence contains ", "Посилання на об", "ACCESS_VIOLATION", "ccess violation", "null pointer",
+	"as a bug", "report to the ", "report it to the ", "report this to the ", "Report to the ", "Report it to the ",
+	"Report this to the ", "REPORT TO THE ", "Sequence contains ", "Посилання на об", "ACCESS_VIOLATION", "ccess violation", "null pointer",
 	"'NoneType' object", "内部エラー", "内部错误", "内部錯誤", "Internal fault: [0x", "Assert `", "ssert failed",
 	"Objektverweis", "référence d'objet", "Referencia a objeto", "Riferimento a un oggetto", "Referência de objeto",
 	"Ссылка на объект", "未将对象引用", "並未將物件參考", "オブジェクト参照", "개체 참조", "Odwołanie do obiektu",

@@ -80,7 +80,7 @@ var textSets = [setCount]phraseSet{
 		" waiting for user", " captcha", " human verification",
 		// A question put to the user that went unanswered is theirs to
 		// answer, not a timeout to retry.
-		" no response from the user", " no response from user", " user did not respond",
+		" no response from the user", " no response from user", " user did not respond", " user failed to respond",
 		" user didn t respond", " user did not answer", " no answer from the user", " no reply from the user",
 	}},
 	tSetup: {kind: kSetup, phrases: []string{
@@ -116,7 +116,7 @@ var textSets = [setCount]phraseSet{
 		" billing is disabled", " billing information", " billing must be enabled",
 		" enable billing", " billing to be enabled", " payment required", " payment method",
 		" payment failed", " insufficient funds", " insufficient balance", " credit balance",
-		" out of credits", " insufficient credits", " no credits", " credits exhausted",
+		" out of credits", " account has run out of", " account has ran out of", " insufficient credits", " no credits", " credits exhausted",
 		" run out of credits", " ran out of credits", " exceeded your current quota",
 		" insufficient quota", " insufficient_quota", " upgrade your plan", " upgrade your account",
 		" plan limit", " plan does not", " your plan", " current plan", " subscription has expired",
@@ -134,13 +134,17 @@ var textSets = [setCount]phraseSet{
 		" not enough balance", " balance is too low", " balance too low",
 		" underfunded", " overdrawn", " buying power",
 	}, patterns: []*regexp.Regexp{re(` requires? (?:a |an )?(?:pro|premium|paid|business|enterprise|team|plus|higher) (?:plan|subscription|account|tier|license|edition)`),
-		re(` trial(?: period| version| license| licence)?(?: [a-z0-9]+){0,4} (?:is over|has ended|ended|has expired|expired) `)}},
+		re(` trial(?: period| version| license| licence)?(?: [a-z0-9]+){0,4} (?:is over|has ended|ended|has expired|expired) `),
+		re(` per [0-9]+ (?:months?|days?)\b`)}},
 	// A quota on how many of a resource an account may hold (cores,
 	// instances, networks: "40 requested, 32 allowed") is raised by a
 	// person; a quota on a rate ("per minute") refills on its own (tRate,
 	// read next).
 	tQuotaCount: {kind: kBilling, phrases: []string{
 		" cores quota", " vcpu quota", " vcpus quota", " cpus quota", " instances quota",
+		// A quota whose message asks for more of it to be granted.
+		" allocate more", " increase the quota", " increase your quota", " raise the quota", " raise your quota",
+		" quota increase",
 	}, patterns: []*regexp.Regexp{
 		re(` quota(?: [a-z0-9]+){0,8} (?:requested [0-9]+|[0-9]+ requested)(?: [a-z0-9]+){0,8} (?:allowed|used|limited)\b|` +
 			` quota(?: [a-z0-9]+){1,4} exceeded limit [0-9]+(?: [0-9]+)? in region | quota limit(?: [a-z0-9]+){1,5} count exceeded`),

@@ -384,10 +384,11 @@ func Signal(ruleID string) string {
 	return "pack"
 }
 
-// Misses lists the cases whose class or code is wrong, one line each.
+// Misses lists the cases whose class or code is wrong, or whose retry
+// decision is, one line each.
 func Misses(w io.Writer, vs []Verdict) {
 	for _, v := range vs {
-		if v.CodeOK {
+		if v.CodeOK && !v.PermanentRetryable && !v.TransientNotRetried {
 			continue
 		}
 		msg := v.Case.Error.Message
@@ -395,8 +396,19 @@ func Misses(w io.Writer, vs []Verdict) {
 			msg = msg[:160]
 		}
 		mark := "code"
+		if v.CodeOK {
+			mark = "retry"
+		}
 		if !v.ClassOK {
 			mark = "CLASS"
+		}
+		// The retry mistakes are marked apart so that they can be listed
+		// alone: a permanent error told to retry is the costlier one.
+		switch {
+		case v.PermanentRetryable:
+			mark += " RETRIED"
+		case v.TransientNotRetried:
+			mark += " UNRETRIED"
 		}
 		fmt.Fprintf(w, "%s %s [%s %s] want %s got %s/%s by %s: %q\n", mark, v.Case.ID, v.Case.File, orDash(v.Case.Pattern),
 			v.Case.Label(), v.Outcome.Class, v.Outcome.Code, v.Outcome.RuleID, msg)
