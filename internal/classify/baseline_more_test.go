@@ -263,4 +263,13 @@ var moreCases = []errCase{
 	{name: "requests per n months", http: i32(429), msg: "Quota exceeded! You reach the limit of 5000 requests per 3 months", class: gov, code: act},
 	{name: "rate quota per minute stays transient", http: i32(429), msg: "Quota exceeded for requests per minute. You may request a quota increase.", class: rel, code: tra, retryable: true},
 	{name: "user failed to respond", msg: "signing cancelled: the user failed to respond in time", class: gov, code: act},
+	{name: "429 for a count quota", http: i32(429), msg: "Quota limit compute.disks.count exceeded", details: `{"code":8,"message":"Quota limit compute.disks.count exceeded","details":[{"violations":[{"description":"Limit: 20. Request a quota increase in the console."}]}]}`, class: gov, code: act},
+	{name: "connection to host refused", typ: "org.postgresql.util.PSQLException", msg: "Connection to pg.internal:5432 refused. Check that the hostname and port are correct.", class: rel, code: tra, retryable: true},
+	{name: "socket refused connection", msg: "unix:///run/app.sock refused connection", class: rel, code: tra, retryable: true},
+	{name: "transaction aborted by conflict", msg: "Transaction has been aborted by conflict", class: rel, code: tra, retryable: true},
+	{name: "lock already taken", msg: "Required lock is already taken by other running tasks.", class: rel, code: tra, retryable: true},
+	{name: "already being processed", http: i32(400), msg: "This file is already being converted", class: rel, code: tra, retryable: true},
+	{name: "already being used is not contention", http: i32(400), msg: "This address is already being used by another account", class: cap, code: inv},
+	{name: "too many users", msg: "Access denied. Reason: Too many users.", class: rel, code: tra, retryable: true},
+	{name: "device is offline", msg: "the thermostat is offline", class: rel, code: tra},
 }

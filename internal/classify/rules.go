@@ -195,7 +195,7 @@ var (
 	clientErrorRefinements = governanceSets | reliabilitySets | mask(tPermission, tUnsupportedStrong, tNotFound, tTooLarge, tExists)
 	forbiddenRefinements   = governanceSets | reliabilitySets
 	serverErrorRefinements = governanceSets | reliabilitySets | mask(tPermission, tUnsupportedStrong, tNotFound)
-	quotaRefinements       = mask(tConfirm, tSetup, tBilling, tStorage)
+	quotaRefinements       = mask(tConfirm, tSetup, tBilling, tQuotaCount, tStorage)
 )
 
 func ruleHTTPText(s *signals) (kind, bool) {

@@ -177,7 +177,7 @@ var textSets = [setCount]phraseSet{
 		" max number of clients", " connection pool exhausted", " pool exhausted",
 		" remaining connection slots", " connection slots are reserved", " pool is exhausted",
 		" no available workers", " queue is full", " queue full", " temporarily overloaded",
-		" heavy load", " under load", " too many simultaneous",
+		" heavy load", " under load", " too many simultaneous", " too many users",
 		// A queue, mempool or buffer that is full drains on its own; a
 		// disk or a mailbox that is full (tStorage, read earlier) does not.
 		" mempool is full", " buffer is full", " backlog is full", " pool is full", " send queue full",
@@ -198,12 +198,14 @@ var textSets = [setCount]phraseSet{
 		" another in progress", " in progress request", " conflicting operation",
 		" optimistic lock", " version conflict", " precondition failed etag", " etag mismatch",
 		" try restarting", " being modified", " being updated", " being processed",
-		" being deleted", " being created",
+		" being deleted", " being created", " is already being", " are already being",
+		" aborted by conflict", " aborted due to conflict", " aborted due to a conflict",
+		" lock is already taken", " lock already taken", " lock is held by", " lock held by",
 		// Two requirements that conflict (a dependency graph's "version
 		// conflict between a 1.2 and a 1.3") never heal by waiting.
 		// A wallet, device or screen that is locked waits for its owner to
 		// unlock it, not for another writer to finish.
-	}, unless: []string{" conflict between", " conflicts between", " unlock your", " unlock it", " unlock the", " wallet is locked", " device is locked", " screen is locked"}},
+	}, unless: []string{" already being used", " conflict between", " conflicts between", " unlock your", " unlock it", " unlock the", " wallet is locked", " device is locked", " screen is locked"}},
 	tAuth: {kind: kAuth, phrases: []string{
 		" unauthenticated", " unlock your wallet", " wallet is locked", " not authenticated", " must be logged in", " must be authenticated",
 		" invalid login", " password not accepted", " authentication unsuccessful",
@@ -350,7 +352,7 @@ var textSets = [setCount]phraseSet{
 		" couldn t connect", " unable to connect", " failed to connect", " cannot connect",
 		" can t connect", " host is unreachable", " no route to host", " network is unreachable",
 		" ehostunreach", " enetunreach", " cannot assign requested address", " connect failed",
-		" connection failed", " error connecting", " failed to open connection",
+		" connection failed", " error connecting", " failed to open connection", " refused connection",
 		// A broker that refuses a client for who it is (MQTT's CONNACK
 		// "Connection Refused: not authorised") refused the credentials,
 		// not the connection: that never heals by retrying.
@@ -358,7 +360,8 @@ var textSets = [setCount]phraseSet{
 		// "error connecting to repository: repository not initialized": the
 		// cause that follows is what failed, and it does not heal by waiting.
 	}, unless: []string{" not authorised", " not authorized", " bad user name or password", " bad username or password",
-		" not found", " not initialized", " not been initialized"}},
+		" not found", " not initialized", " not been initialized"},
+		patterns: []*regexp.Regexp{re(` connection to(?: [a-z0-9]+){1,6} refused\b`)}},
 	tTimeout: {kind: kTimeout, phrases: []string{
 		" timed out", " timeout ", " timeouts", " time out", " deadline exceeded", " deadline has elapsed",
 		" deadline expired", " etimedout", " esockettimedout", " took too long",
@@ -450,7 +453,8 @@ var textSets = [setCount]phraseSet{
 		// be named.
 		" unreachable", " not available at this time", " currently not available", " not currently available",
 		" service not available", " server not available", " not available right now", " not available at the moment",
-		" temporarily not available", " currently down",
+		" temporarily not available", " currently down", " is offline", " is off line", " is currently offline",
+		" went offline", " appears to be offline",
 		" is down", " outage",
 		// A consensus cluster electing a leader answers again once it has one.
 		" leader changed", " no leader", " not the leader", " leader election",
