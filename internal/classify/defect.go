@@ -28,7 +28,7 @@ var defectTypes = map[string]bool{
 	"UninitializedPropertyAccessException": true,
 	// .NET.
 	"NullReferenceException": true, "InvalidCastException": true, "IndexOutOfRangeException": true,
-	"DivideByZeroException": true, "StackOverflowException": true,
+	"DivideByZeroException": true, "StackOverflowException": true, "KeyNotFoundException": true,
 	// Ruby, Go, Julia.
 	"NoMethodError": true, "ZeroDivisionError:": true, "runtime.Error": true, "BoundsError": true,
 	"UndefVarError": true, "MethodError": true,
@@ -42,7 +42,7 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|(?:java\.lang\.|kotlin\.)?(?:NullPointerException|ClassCastException|ArrayIndexOutOfBoundsException|StringIndexOutOfBoundsException|ArithmeticException|UninitializedPropertyAccessException)\b` +
 	`|java\.util\.ConcurrentModificationException\b` +
 	`|java\.lang\.AssertionError\b` +
-	`|System\.(?:NullReferenceException|InvalidCastException|IndexOutOfRangeException|DivideByZeroException)\b` +
+	`|System\.(?:NullReferenceException|InvalidCastException|IndexOutOfRangeException|DivideByZeroException|Collections\.Generic\.KeyNotFoundException)\b` +
 	`|ReferenceError: [\w$.]+ is not defined` +
 	`)` +
 	`|Cannot read propert(?:y|ies) (?:'[^']*' )?of (?:undefined|null)` +
@@ -69,10 +69,20 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|개체 참조가 개체의 인스턴스로 설정되지 않았습니다` +
 	`|Odwołanie do obiektu nie zostało ustawione na wystąpienie obiektu` +
 	`|Nesne başvurusu bir nesnenin örneğine ayarlanmadı` +
+	`|De objectverwijzing is niet op een exemplaar` +
+	`|Odkaz na objekt nebyl nastaven na instanci` +
+	`|Objektreferensen har inte angetts till en instans` +
+	`|Tham chiếu đối tượng không được đặt thành` +
 	// A process that the operating system stopped for touching memory
 	// it does not own, or that dumped its core: a crash, not a refusal.
 	`|Segmentation fault|segmentation violation|\bSIGSEGV\b|signal 11 \(SEGV\)|\(core dumped\)` +
+	// The same signal as glibc and the shells name it in other languages.
+	`|Speicherzugriffsfehler|Erreur de segmentation|Violación de segmento|Errore di segmentazione|Falha de segmentação` +
+	`|Ошибка сегментирования|セグメンテーション違反|段错误|세그멘테이션 오류|Naruszenie ochrony pamięci|Segmentatiefout|Segmenteringsfel` +
+	`|Zugriffsverletzung bei Adresse|Violation d'accès à l'adresse` +
 	`|EXCEPTION_ACCESS_VIOLATION|[Aa]ccess violation (?:\(0xc0000005\)|at (?:address )?0x|reading (?:from )?(?:address|location) 0x)` +
+	// Delphi's and C++Builder's runtime word it without the 0x.
+	`|[Aa]ccess violation at address [0-9A-Fa-f]{8} in module` +
 	`|unexpected null pointer` +
 	// Python's own words for using None as a value, whatever type wraps them.
 	`|'NoneType' object (?:is not (?:subscriptable|callable|iterable)|has no attribute)` +
@@ -105,7 +115,7 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	// position with an internal error and its own code for the check that
 	// failed (Free Pascal's "Internal error 200611031", Delphi's "F2084
 	// Internal Error: URW1147").
-	`|[Ii]nternal compiler error` +
+	`|[Ii]nternal [Cc]ompiler [Ee]rror|[Ii]nterner Compiler-Fehler` +
 	`|\(\d+(?:,\d+)?\)[^\n]{0,40}Internal [Ee]rror:? [A-Z]{0,4}\d{3,}` +
 	// An internal error that names the tool's own source file and line.
 	`|(?:Internal [Ee]rror\b|内部エラー|内部错误|内部錯誤)[^\n]{0,160}\b[\w-]+\.(?:c|cc|cpp|cxx|h|hpp|rs|go|java|py|f90|F90)(?::\d+|,? [Ll]ine:? \d+)` +
@@ -120,9 +130,14 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|(?i:please) (?:submit|file|send|open) (?:a |an )?(?:full )?bug report` +
 	`|[Pp]lease report (?:this|the) (?:bug|issue) with (?:the )?above output` +
 	`|(?i:please) report (?:this|it) as a bug` +
+	// A tool that says what it met is probably its own bug (not "if you
+	// think this is a bug", which every tool prints).
+	`|[Tt]his is (?:probably|likely|most likely) an? (?:[\w-]+ ){0,2}bug\b` +
 	`|(?i:please report (?:this |it )?to the (?:devs?|developers?|maintainers?|authors?))\b` +
 	// .NET's LINQ on a sequence the code assumed non-empty or single.
 	`|Sequence contains (?:no (?:matching )?elements?|more than one (?:matching )?element)` +
+	`|シーケンスに要素が含まれていません|Die Sequenz enthält keine Elemente|La séquence ne contient aucun élément` +
+	`|La secuencia no contiene elementos|序列不包含任何元素|Последовательность не содержит элементов` +
 	`|[Aa]ssertion failed: ` +
 	`|Assertion failed in file ` +
 	"|Assertion `[^`']{1,200}' failed" +
@@ -149,7 +164,13 @@ var defectWords = words("ZeroDivisionError", "KeyError", "AttributeError", "Inde
 	"Objektverweis", "référence d'objet", "Referencia a objeto", "Riferimento a un oggetto", "Referência de objeto",
 	"Ссылка на объект", "未将对象引用", "並未將物件參考", "オブジェクト参照", "개체 참조", "Odwołanie do obiektu",
 	"Nesne başvurusu", "Segmentation fault", "segmentation violation", "SIGSEGV", "(SEGV)", "(core dumped)",
-	"Erreur de programmation", "Programmierfehler", "rror de programación")
+	"Erreur de programmation", "Programmierfehler", "rror de programación", "De objectverwijzing", "Odkaz na objekt",
+	"Objektreferensen", "Tham chiếu đối tượng", "Speicherzugriffsfehler", "Erreur de segmentation", "Violación de segmento",
+	"Errore di segmentazione", "Falha de segmentação", "Ошибка сегментирования", "セグメンテーション違反", "段错误",
+	"세그멘테이션 오류", "Naruszenie ochrony pamięci", "Segmentatiefout", "Segmenteringsfel", "Zugriffsverletzung",
+	"Violation d'accès", "nterner Compiler-Fehler", "his is probably a", "his is likely a", "his is most likely a",
+	"KeyNotFoundException", "シーケンスに要素", "Die Sequenz enthält", "La séquence ne contient", "La secuencia no contiene",
+	"序列不包含", "Последовательность не содержит", "nternal Compiler Error", "nternal compiler Error", "nternal Compiler error")
 
 // isDefectText is defectText.MatchString behind its literal prefilter.
 func isDefectText(t string) bool {

@@ -102,12 +102,19 @@ var textSets = [setCount]phraseSet{
 		" license expired", " licence has expired", " licence expired", " activate your account",
 		" account is inactive", " account inactive", " account is not active", " account not active",
 		" dormant", " you must install", " please install", " must be installed", " needs to be installed",
+		" isn t installed", " is not installed", " license file is required", " valid license file",
+		" environment variable is unset", " environment variable is not set", " environment variable not set",
 		" need to install", " requires a connected", " please connect your", " no connected account",
 		// A tool or client too old for the call: a person installs the
 		// newer one.
 		" or higher please upgrade", " or later please upgrade", " or newer please upgrade",
 		" is more than a year old", " please download the current version", " please download the latest version",
 		" version is too old", " client is too old", " is too old please upgrade", " is too old please update",
+	}, patterns: []*regexp.Regexp{
+		// A program the tool runs that is not on the PATH ("gcc not found
+		// in PATH", "could not find cdb in PATH"): a person installs it.
+		re(` not found(?: [a-z0-9]+){0,8} in (?:your |the )?path\b`),
+		re(` find(?: [a-z0-9]+){1,8} in (?:your |the )?path\b`),
 	}},
 	tBilling: {kind: kBilling, phrases: []string{
 		" billing details", " check your billing", " billing account", " billing is not enabled",
@@ -177,7 +184,7 @@ var textSets = [setCount]phraseSet{
 		" max number of clients", " connection pool exhausted", " pool exhausted",
 		" remaining connection slots", " connection slots are reserved", " pool is exhausted",
 		" no available workers", " queue is full", " queue full", " temporarily overloaded",
-		" heavy load", " under load", " too many simultaneous", " too many users",
+		" heavy load", " under load", " too many simultaneous",
 		// A queue, mempool or buffer that is full drains on its own; a
 		// disk or a mailbox that is full (tStorage, read earlier) does not.
 		" mempool is full", " buffer is full", " backlog is full", " pool is full", " send queue full",
@@ -197,7 +204,7 @@ var textSets = [setCount]phraseSet{
 		" another operation", " already in progress", " currently in progress",
 		" another in progress", " in progress request", " conflicting operation",
 		" optimistic lock", " version conflict", " precondition failed etag", " etag mismatch",
-		" try restarting", " being modified", " being updated", " being processed",
+		" try restarting transaction", " being modified", " being updated", " being processed",
 		" being deleted", " being created", " is already being", " are already being",
 		" aborted by conflict", " aborted due to conflict", " aborted due to a conflict",
 		" lock is already taken", " lock already taken", " lock is held by", " lock held by",
@@ -205,7 +212,7 @@ var textSets = [setCount]phraseSet{
 		// conflict between a 1.2 and a 1.3") never heal by waiting.
 		// A wallet, device or screen that is locked waits for its owner to
 		// unlock it, not for another writer to finish.
-	}, unless: []string{" already being used", " conflict between", " conflicts between", " unlock your", " unlock it", " unlock the", " wallet is locked", " device is locked", " screen is locked"}},
+	}, unless: []string{" already being used", " token is locked", " conflict between", " conflicts between", " unlock your", " unlock it", " unlock the", " wallet is locked", " device is locked", " screen is locked"}},
 	tAuth: {kind: kAuth, phrases: []string{
 		" unauthenticated", " unlock your wallet", " wallet is locked", " not authenticated", " must be logged in", " must be authenticated",
 		" invalid login", " password not accepted", " authentication unsuccessful",
@@ -258,6 +265,8 @@ var textSets = [setCount]phraseSet{
 		// token that is invalid is a bad argument (unless).
 		re(` invalid (?:[a-z0-9]+ ){1,2}(?:token|api key) `),
 		re(` no (?:[a-z0-9]+ ){1,2}(?:token|api key) (?:specified|provided|found|set|configured|given)`),
+		re(` missing (?:[a-z0-9]+ ){1,2}(?:token|api key)\b`),
+		re(` token must not be (?:blank|empty)\b`),
 	}, unless: []string{" page token", " continuation token", " next token", " pagination token", " sync token", " csrf token"}},
 	tPolicy: {kind: kPolicy, phrases: []string{
 		" content policy", " content filter", " content management policy", " content moderation",
@@ -271,7 +280,7 @@ var textSets = [setCount]phraseSet{
 		" workspace policy", " admin policy", " administrator policy", " security policy",
 		" company policy", " tenant policy", " conditional access", " data loss prevention",
 		" dlp ", " guardrail", " responsible ai", " prohibited", " disallowed content", " flagged",
-		" legal reasons", " unavailable for legal", " dmca", " takedown", " export control",
+		" sensitive words", " contains sensitive", " legal reasons", " unavailable for legal", " dmca", " takedown", " export control",
 		" sanction", " embargo", " blocked by", " has been blocked", " have been blocked",
 		" been blocked", " was blocked", " is blocked", " access blocked", " blocked due to",
 		" restricted by", " jailbreak", " harmful", " unsafe content", " prompt was blocked",
@@ -360,7 +369,7 @@ var textSets = [setCount]phraseSet{
 		// "error connecting to repository: repository not initialized": the
 		// cause that follows is what failed, and it does not heal by waiting.
 	}, unless: []string{" not authorised", " not authorized", " bad user name or password", " bad username or password",
-		" not found", " not initialized", " not been initialized"},
+		" not found", " not initialized", " not been initialized", " banned"},
 		patterns: []*regexp.Regexp{re(` connection to(?: [a-z0-9]+){1,6} refused\b`)}},
 	tTimeout: {kind: kTimeout, phrases: []string{
 		" timed out", " timeout ", " timeouts", " time out", " deadline exceeded", " deadline has elapsed",
@@ -417,6 +426,10 @@ var textSets = [setCount]phraseSet{
 		" missing resource", " enoent", " 404 ", " gone", " no record", " not be found",
 		" nonexistent", " non existent", " unknown bucket", " unknown table", " unknown database",
 		" unknown column", " no rows in result set", " is deleted", " no results",
+	}, unless: []string{
+		// A compiler's word for a name the source uses and nothing declares:
+		// the source (the call's input) is wrong.
+		" cannot find name", " unknown identifier", " undeclared identifier",
 	}, patterns: []*regexp.Regexp{re(` no (?:[a-z0-9]+ ){1,3}(?:was |were |could be |is )?found `)}},
 	tExists: {kind: kExists, phrases: []string{
 		" already exists", " already exist", " already in use", " already taken",
@@ -424,6 +437,7 @@ var textSets = [setCount]phraseSet{
 		" unique constraint",
 	}, patterns: []*regexp.Regexp{re(` already (?:[a-z]+ ){0,2}(?:exists|taken|booked|reserved|registered|used|assigned|linked|subscribed|a member) `)}},
 	tInvalid: {kind: kInvalid, phrases: []string{
+		" cannot find name", " unknown identifier", " undeclared identifier",
 		" invalid", " not valid", " is required", " are required", " required field",
 		" required parameter", " required argument", " required property", " required key",
 		" is missing", " missing required", " missing field", " missing parameter",
