@@ -105,7 +105,7 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "参数错误：缺少必要参数 user_id", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-intl.invalid-input-zh"},
 		{msg: "防火墙规则配置失败：没有权限", class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.permission-zh-ja-ko"},
 		{msg: "拒绝访问：没有操作权限", http: status(403), class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl."},
-		{msg: "参数错误：缺少必要参数 name", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-intl."},
+		{msg: "参数不合法：page_size 必须大于 0", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-intl."},
 		{msg: "Draft order is not ready to be confirmed", http: status(422), class: classify.Capability, code: classify.CodeInvalidInput},
 		// A node that has not caught up with its peers serves once it has.
 		{msg: "API call rejected because chain is not done bootstrapping", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families."},
