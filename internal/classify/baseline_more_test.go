@@ -293,4 +293,10 @@ var moreCases = []errCase{
 	{name: "internal compiler error capitalized", msg: "Internal Compiler Error: Unhandled exception\nTraceback (most recent call last):", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "compiler cannot find name", msg: "ERROR TS2304: Cannot find name 'u128'.", class: cap, code: inv},
 	{name: "compiler unknown identifier", msg: "Error on line 12 in setup.iss: Unknown identifier 'GetVersionEx'", class: cap, code: inv},
+	{name: "program not on your path", msg: "The program 'ffprobe' could not be executed or was not found on your PATH.", class: gov, code: act},
+	{name: "no executable found", msg: "ApplicationError: No executable found for solver 'cbc'", class: gov, code: act},
+	{name: "package is required", msg: "Can't find PHP headers in /usr/include/php\nThe php-devel package is required for use of this command.", class: gov, code: act},
+	{name: "no such cmd", msg: "{\"data\": {}, \"message\": \"No such cmd\", \"result\": \"failure\"}", class: cap, code: uns},
+	{name: "action does not exist", msg: "Action 'browse_web' don't exist, these are the only available Actions: search", class: cap, code: uns},
+	{name: "pascal identifier not found", msg: "unit1.pas(12,5) Error: Identifier not found \"WriteLnX\"", class: cap, code: inv},
 }

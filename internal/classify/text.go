@@ -104,6 +104,8 @@ var textSets = [setCount]phraseSet{
 		" dormant", " you must install", " please install", " must be installed", " needs to be installed",
 		" isn t installed", " is not installed", " license file is required", " valid license file",
 		" environment variable is unset", " environment variable is not set", " environment variable not set",
+		" executable not found", " executable does not exist", " no executable found", " executable was not found",
+		" shared library not found", " package is required",
 		" need to install", " requires a connected", " please connect your", " no connected account",
 		// A tool or client too old for the call: a person installs the
 		// newer one.
@@ -113,8 +115,8 @@ var textSets = [setCount]phraseSet{
 	}, patterns: []*regexp.Regexp{
 		// A program the tool runs that is not on the PATH ("gcc not found
 		// in PATH", "could not find cdb in PATH"): a person installs it.
-		re(` not found(?: [a-z0-9]+){0,8} in (?:your |the )?path\b`),
-		re(` find(?: [a-z0-9]+){1,8} in (?:your |the )?path\b`),
+		re(` not found(?: [a-z0-9]+){0,8} (?:in|on) (?:your |the )?path\b`),
+		re(` find(?: [a-z0-9]+){1,8} (?:in|on) (?:your |the )?path\b`),
 	}},
 	tBilling: {kind: kBilling, phrases: []string{
 		" billing details", " check your billing", " billing account", " billing is not enabled",
@@ -306,8 +308,10 @@ var textSets = [setCount]phraseSet{
 		" feature is not available", " capability", " no handler", " unknown endpoint",
 		" no route matched", " no matching route", " no route found", " endpoint not found",
 		" route not found", " unknown rpc", " not yet supported", " does not yet support", " doesn t yet support",
-		" not yet implemented",
-	}, patterns: []*regexp.Regexp{re(` tool (?:[a-z0-9]+ ){1,6}(?:not found|does not exist|is not registered) `)}},
+		" not yet implemented", " no such cmd", " no such command", " no such action", " no such task",
+	}, patterns: []*regexp.Regexp{re(` tool (?:[a-z0-9]+ ){1,6}(?:not found|does not exist|is not registered) `),
+		// An action an agent framework does not have.
+		re(` action(?: [a-z0-9]+){1,3} (?:don t|doesn t|does not) exist\b`)}},
 	tPermission: {kind: kPermission, phrases: []string{
 		" permission denied", " permissions denied", " access denied", " access is denied",
 		" access forbidden", " forbidden", " not authorized to", " not authorised to",
@@ -429,7 +433,7 @@ var textSets = [setCount]phraseSet{
 	}, unless: []string{
 		// A compiler's word for a name the source uses and nothing declares:
 		// the source (the call's input) is wrong.
-		" cannot find name", " unknown identifier", " undeclared identifier",
+		" cannot find name", " unknown identifier", " undeclared identifier", " identifier not found",
 	}, patterns: []*regexp.Regexp{re(` no (?:[a-z0-9]+ ){1,3}(?:was |were |could be |is )?found `)}},
 	tExists: {kind: kExists, phrases: []string{
 		" already exists", " already exist", " already in use", " already taken",
@@ -437,7 +441,7 @@ var textSets = [setCount]phraseSet{
 		" unique constraint",
 	}, patterns: []*regexp.Regexp{re(` already (?:[a-z]+ ){0,2}(?:exists|taken|booked|reserved|registered|used|assigned|linked|subscribed|a member) `)}},
 	tInvalid: {kind: kInvalid, phrases: []string{
-		" cannot find name", " unknown identifier", " undeclared identifier",
+		" cannot find name", " unknown identifier", " undeclared identifier", " identifier not found",
 		" invalid", " not valid", " is required", " are required", " required field",
 		" required parameter", " required argument", " required property", " required key",
 		" is missing", " missing required", " missing field", " missing parameter",

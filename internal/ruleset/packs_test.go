@@ -95,6 +95,8 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "[ERROR]: Failed to validate checksum for archive: base.txz", class: classify.Governance, code: classify.CodePolicyBlocked, family: "buildtools.integrity"},
 		{msg: "error: failed to install ripgrep@14.1.0: checksum error, expected: 3c9f0a77e1b2, got: 51d0c2e9f8a4", class: classify.Governance, code: classify.CodePolicyBlocked, family: "buildtools.integrity"},
 		{msg: "fetch: expected sha256 0f3d2a9c8b7e6f5a4d3c2b1a09f8e7d6, got 7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d", class: classify.Governance, code: classify.CodePolicyBlocked, family: "buildtools.integrity"},
+		{msg: "ERROR: Could not find a version that satisfies the requirement flask<2,>=2.3 (from -r requirements.txt (line 2))", class: classify.Capability, code: classify.CodeInvalidInput, family: "buildtools.unsatisfiable"},
+		{msg: "error: No solution found:\n  Conflicting constraints:\n    root -> lib@>=2.0", class: classify.Capability, code: classify.CodeInvalidInput, family: "buildtools.unsatisfiable"},
 		// No longer pending is not pending yet; "not ready" with 401 is a refusal.
 		{msg: "This runner job is not in pending state", http: status(400), class: classify.Capability, code: classify.CodeInvalidInput},
 		{msg: "The export is not ready yet", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.not-ready-yet"},
