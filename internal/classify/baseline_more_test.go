@@ -299,4 +299,7 @@ var moreCases = []errCase{
 	{name: "no such cmd", msg: "{\"data\": {}, \"message\": \"No such cmd\", \"result\": \"failure\"}", class: cap, code: uns},
 	{name: "action does not exist", msg: "Action 'browse_web' don't exist, these are the only available Actions: search", class: cap, code: uns},
 	{name: "pascal identifier not found", msg: "unit1.pas(12,5) Error: Identifier not found \"WriteLnX\"", class: cap, code: inv},
+	{name: "environment variable missing", msg: "GLFW error 65544: X11: The DISPLAY environment variable is missing", class: gov, code: act},
+	{name: "app out of date", msg: "Wallet error 3: the wallet app is out of date and must be updated.", class: gov, code: act},
+	{name: "insufficient free space", msg: "Volume group \"vg0\" has insufficient free space (120 extents): 512 required.", class: gov, code: act},
 }

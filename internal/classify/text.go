@@ -104,6 +104,9 @@ var textSets = [setCount]phraseSet{
 		" dormant", " you must install", " please install", " must be installed", " needs to be installed",
 		" isn t installed", " is not installed", " license file is required", " valid license file",
 		" environment variable is unset", " environment variable is not set", " environment variable not set",
+		" environment variable is missing", " is out of date and must be", " enter the passcode", " unlock the device",
+		" is installed properly", " is installed correctly", " extension is not available", " extension unavailable",
+		" limited license",
 		" executable not found", " executable does not exist", " no executable found", " executable was not found",
 		" shared library not found", " package is required",
 		" need to install", " requires a connected", " please connect your", " no connected account",
@@ -164,7 +167,7 @@ var textSets = [setCount]phraseSet{
 		" no space left", " out of storage", " mailbox full", " mailbox is full",
 		" quota for storage", " insufficient storage", " out of disk space", " disk is full",
 		" disk full", " not enough space", " not enough disk space", " insufficient space",
-		" insufficient disk space", " not enough free space",
+		" insufficient disk space", " not enough free space", " insufficient free space", " paging file is too small",
 	}},
 	tRate: {kind: kRateLimit, phrases: []string{
 		" rate limit", " ratelimit", " rate exceeded", " too many requests", " too many request ",
