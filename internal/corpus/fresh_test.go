@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 85.1
-	freshFloorCode                = 69.0
-	freshFloorPermanentRetryable  = 1.64
-	freshFloorTransientNotRetried = 3.97
+	freshFloorClass               = 92.1
+	freshFloorCode                = 83.1
+	freshFloorPermanentRetryable  = 1.67
+	freshFloorTransientNotRetried = 2.62
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
