@@ -302,4 +302,7 @@ var moreCases = []errCase{
 	{name: "environment variable missing", msg: "GLFW error 65544: X11: The DISPLAY environment variable is missing", class: gov, code: act},
 	{name: "app out of date", msg: "Wallet error 3: the wallet app is out of date and must be updated.", class: gov, code: act},
 	{name: "insufficient free space", msg: "Volume group \"vg0\" has insufficient free space (120 extents): 512 required.", class: gov, code: act},
+	{name: "passphrase incorrect", msg: "passphrase supplied in VAULT_PASSPHRASE is incorrect.", class: gov, code: auth},
+	{name: "npe after a full-width colon", msg: "系统异常：java.lang.NullPointerException\n\tat com.example.hr.EmployeeService.find(EmployeeService.java:88)", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "quantity unavailable", http: i32(200), msg: "{\"error\":{\"type\":\"DOMAIN-ERROR\",\"code\":\"40002\",\"message\":\"Item quantity unavailable\"}}", class: cap, code: inv},
 }

@@ -37,7 +37,7 @@ var defectTypes = map[string]bool{
 // defectText finds the same evidence in a message or a stack trace: a
 // defect type at the start of a line (the last line of a Python or Node
 // trace, a Java trace's first), a runtime's own wording of a bug, a panic.
-var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exception in thread "[^"]*" )|[\s:"']|\\n)(?:` +
+var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exception in thread "[^"]*" )|[\s:"'：]|\\n)(?:` +
 	`(?:builtins\.)?(?:ZeroDivisionError|KeyError|AttributeError|IndexError|NameError|UnboundLocalError|RecursionError|NoMethodError): ` +
 	`|(?:java\.lang\.|kotlin\.)?(?:NullPointerException|ClassCastException|ArrayIndexOutOfBoundsException|StringIndexOutOfBoundsException|ArithmeticException|UninitializedPropertyAccessException)\b` +
 	`|java\.util\.ConcurrentModificationException\b` +

@@ -272,6 +272,7 @@ var textSets = [setCount]phraseSet{
 		re(` no (?:[a-z0-9]+ ){1,2}(?:token|api key) (?:specified|provided|found|set|configured|given)`),
 		re(` missing (?:[a-z0-9]+ ){1,2}(?:token|api key)\b`),
 		re(` token must not be (?:blank|empty)\b`),
+		re(` passphrase(?: [a-z0-9]+){0,10} (?:is )?(?:incorrect|wrong|invalid)\b`),
 	}, unless: []string{" page token", " continuation token", " next token", " pagination token", " sync token", " csrf token"}},
 	tPolicy: {kind: kPolicy, phrases: []string{
 		" content policy", " content filter", " content management policy", " content moderation",
@@ -376,7 +377,10 @@ var textSets = [setCount]phraseSet{
 		// "error connecting to repository: repository not initialized": the
 		// cause that follows is what failed, and it does not heal by waiting.
 	}, unless: []string{" not authorised", " not authorized", " bad user name or password", " bad username or password",
-		" not found", " not initialized", " not been initialized", " banned"},
+		" not found", " not initialized", " not been initialized", " banned",
+		// A server's rule that rejects this client, or a browser that
+		// will not start as root: configuration, not the network.
+		" rejects connection", " running as root"},
 		patterns: []*regexp.Regexp{re(` connection to(?: [a-z0-9]+){1,6} refused\b`)}},
 	tTimeout: {kind: kTimeout, phrases: []string{
 		" timed out", " timeout ", " timeouts", " time out", " deadline exceeded", " deadline has elapsed",
@@ -445,6 +449,8 @@ var textSets = [setCount]phraseSet{
 	}, patterns: []*regexp.Regexp{re(` already (?:[a-z]+ ){0,2}(?:exists|taken|booked|reserved|registered|used|assigned|linked|subscribed|a member) `)}},
 	tInvalid: {kind: kInvalid, phrases: []string{
 		" cannot find name", " unknown identifier", " undeclared identifier", " identifier not found",
+		// A quantity the shop does not have: the order must ask for less.
+		" quantity unavailable", " quantity not available", " quantity is not available", " insufficient stock",
 		" invalid", " not valid", " is required", " are required", " required field",
 		" required parameter", " required argument", " required property", " required key",
 		" is missing", " missing required", " missing field", " missing parameter",

@@ -95,6 +95,12 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "[ERROR]: Failed to validate checksum for archive: base.txz", class: classify.Governance, code: classify.CodePolicyBlocked, family: "buildtools.integrity"},
 		{msg: "error: failed to install ripgrep@14.1.0: checksum error, expected: 3c9f0a77e1b2, got: 51d0c2e9f8a4", class: classify.Governance, code: classify.CodePolicyBlocked, family: "buildtools.integrity"},
 		{msg: "fetch: expected sha256 0f3d2a9c8b7e6f5a4d3c2b1a09f8e7d6, got 7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d", class: classify.Governance, code: classify.CodePolicyBlocked, family: "buildtools.integrity"},
+		{msg: "urn:ietf:params:acme:error:badNonce: JWS has an invalid anti-replay nonce", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.conflict-retry-stale"},
+		{msg: "transaction rejected: BadNonce (expected 14, actual 12)", http: status(400), class: classify.Capability, code: classify.CodeInvalidInput},
+		{msg: "ms.channel.timeOut", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.press-button"},
+		{msg: "Zugriff verweigert. Versuchen Sie es später noch einmal.", class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.permission-eu"},
+		{msg: "FATAL Database error 3D000: database \"sales\" does not exist", class: classify.Capability, code: classify.CodeResourceNotFound},
+		{msg: "remote: FATAL: W refs/heads/main infra/deploy bob DENIED by refs/heads/main", class: classify.Governance, code: classify.CodePolicyBlocked, family: "devtools.git-protected-branch"},
 		{msg: "ERROR: Could not find a version that satisfies the requirement flask<2,>=2.3 (from -r requirements.txt (line 2))", class: classify.Capability, code: classify.CodeInvalidInput, family: "buildtools.unsatisfiable"},
 		{msg: "error: No solution found:\n  Conflicting constraints:\n    root -> lib@>=2.0", class: classify.Capability, code: classify.CodeInvalidInput, family: "buildtools.unsatisfiable"},
 		// No longer pending is not pending yet; "not ready" with 401 is a refusal.
