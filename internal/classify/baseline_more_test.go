@@ -305,4 +305,7 @@ var moreCases = []errCase{
 	{name: "passphrase incorrect", msg: "passphrase supplied in VAULT_PASSPHRASE is incorrect.", class: gov, code: auth},
 	{name: "npe after a full-width colon", msg: "系统异常：java.lang.NullPointerException\n\tat com.example.hr.EmployeeService.find(EmployeeService.java:88)", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "quantity unavailable", http: i32(200), msg: "{\"error\":{\"type\":\"DOMAIN-ERROR\",\"code\":\"40002\",\"message\":\"Item quantity unavailable\"}}", class: cap, code: inv},
+	{name: "only works in a country", http: i32(403), msg: "{\"result\":\"geolocation\",\"message\":\"This player only works in the UK.\"}", class: gov, code: pol},
+	{name: "origin not allowed for a key", http: i32(403), msg: "{\"message\":\"Request origin is not allowed for this key\"}", class: gov, code: pol},
+	{name: "ip not allowed", msg: "Failed to connect: Incoming request with IP 203.0.113.7 is not allowed to access the account.", class: gov, code: pol},
 }

@@ -296,6 +296,13 @@ var textSets = [setCount]phraseSet{
 		" community guidelines", " content guidelines", " spam", " compliance policy",
 		" compliance rules", " for compliance reasons", " copyrighted", " copyright infringement",
 		" copyright violation",
+		// Where the request comes from, not who sends it: a country, a
+		// region or an address the service's rules keep out.
+		" restricted location", " residents of your country", " not available in your country",
+		" not available in your region", " only works in the", " origin is not allowed", " ip is not allowed",
+		" ip address is not allowed", " client address is not authorized", " invalid request ip",
+	}, patterns: []*regexp.Regexp{
+		re(` ip(?: [a-z0-9]+){1,8} (?:is )?not (?:allowed|authori[sz]ed|whitelisted|permitted)\b`),
 	}, unless: []string{" by the user", " blocked by user", " user blocked", " user has blocked", " blocked you"}},
 	tUnsupportedStrong: {kind: kUnsupported, phrases: []string{
 		" method not allowed", " not implemented", " unimplemented", " unknown method",

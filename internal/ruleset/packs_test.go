@@ -97,6 +97,7 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "fetch: expected sha256 0f3d2a9c8b7e6f5a4d3c2b1a09f8e7d6, got 7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d", class: classify.Governance, code: classify.CodePolicyBlocked, family: "buildtools.integrity"},
 		{msg: "urn:ietf:params:acme:error:badNonce: JWS has an invalid anti-replay nonce", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.conflict-retry-stale"},
 		{msg: "transaction rejected: BadNonce (expected 14, actual 12)", http: status(400), class: classify.Capability, code: classify.CodeInvalidInput},
+		{msg: "ERR unknown command 'TS.ADD', with args beginning with: 'temp:1'", class: classify.Capability, code: classify.CodeCapabilityUnsupported},
 		{msg: "ms.channel.timeOut", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.press-button"},
 		{msg: "Zugriff verweigert. Versuchen Sie es später noch einmal.", class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.permission-eu"},
 		{msg: "FATAL Database error 3D000: database \"sales\" does not exist", class: classify.Capability, code: classify.CodeResourceNotFound},
