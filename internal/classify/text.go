@@ -2,6 +2,7 @@ package classify
 
 import (
 	"regexp"
+	"slices"
 
 	"github.com/omcp/toolfailure/internal/literal"
 )
@@ -62,6 +63,11 @@ type phraseSet struct {
 }
 
 func re(s string) *regexp.Regexp { return regexp.MustCompile(s) }
+
+// undeclaredName is a compiler's word for a name the source uses and
+// nothing declares: the source (the call's input) is wrong, not a
+// resource missing. tInvalid reads it; tNotFound, tried first, stands aside.
+var undeclaredName = []string{" cannot find name", " unknown identifier", " undeclared identifier", " identifier not found"}
 
 var textSets = [setCount]phraseSet{
 	tConfirm: {kind: kConfirm, phrases: []string{
@@ -444,18 +450,14 @@ var textSets = [setCount]phraseSet{
 		" missing resource", " enoent", " 404 ", " gone", " no record", " not be found",
 		" nonexistent", " non existent", " unknown bucket", " unknown table", " unknown database",
 		" unknown column", " no rows in result set", " is deleted", " no results",
-	}, unless: []string{
-		// A compiler's word for a name the source uses and nothing declares:
-		// the source (the call's input) is wrong.
-		" cannot find name", " unknown identifier", " undeclared identifier", " identifier not found",
-	}, patterns: []*regexp.Regexp{re(` no (?:[a-z0-9]+ ){1,3}(?:was |were |could be |is )?found `)}},
+	}, unless: undeclaredName,
+		patterns: []*regexp.Regexp{re(` no (?:[a-z0-9]+ ){1,3}(?:was |were |could be |is )?found `)}},
 	tExists: {kind: kExists, phrases: []string{
 		" already exists", " already exist", " already in use", " already taken",
 		" already registered", " duplicate", " already been", " name is taken", " conflict",
 		" unique constraint",
 	}, patterns: []*regexp.Regexp{re(` already (?:[a-z]+ ){0,2}(?:exists|taken|booked|reserved|registered|used|assigned|linked|subscribed|a member) `)}},
-	tInvalid: {kind: kInvalid, phrases: []string{
-		" cannot find name", " unknown identifier", " undeclared identifier", " identifier not found",
+	tInvalid: {kind: kInvalid, phrases: slices.Concat(undeclaredName, []string{
 		// A quantity the shop does not have: the order must ask for less.
 		" quantity unavailable", " quantity not available", " quantity is not available", " insufficient stock",
 		" invalid", " not valid", " is required", " are required", " required field",
@@ -478,7 +480,7 @@ var textSets = [setCount]phraseSet{
 		" invalid transition", " invalid state", " not in a valid state", " in the wrong state",
 		" non empty", " is archived", " has been archived", " provide a valid", " please provide",
 		" please specify",
-	}},
+	})},
 	tUnavailable: {kind: kUnavailable, phrases: []string{
 		" unavailable", " temporarily", " temporary", " maintenance", " starting up",
 		" shutting down", " not ready", " try again", " retry", " please wait", " warming up",
