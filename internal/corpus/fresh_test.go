@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 92.1
-	freshFloorCode                = 83.1
-	freshFloorPermanentRetryable  = 1.67
-	freshFloorTransientNotRetried = 2.62
+	freshFloorClass               = 90.1
+	freshFloorCode                = 81.0
+	freshFloorPermanentRetryable  = 0.91
+	freshFloorTransientNotRetried = 4.29
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
