@@ -154,10 +154,25 @@ func runHostConfig(t *testing.T, toolfailure string, args, env []string, classif
 		t.Fatalf("CallTool: %v\nstderr:\n%s", err, stderr.String())
 	}
 	_, tagged := res.Meta[mcpfailure.MetaKey]
+	if res.IsError && classify && !tagged && waitFor(&stderr, "budget exceeded", 5*time.Second) {
+		// The proxy passes a failure on unchanged when the service does
+		// not answer within its budget (250 ms), which a first call to
+		// race-instrumented binaries on a saturated machine can miss. That
+		// is the documented fail-open path, not a broken snippet: the
+		// snippet is proven by the next failure being classified.
+		t.Logf("the first failure missed the proxy's budget; calling again:\n%s", stderr.String())
+		if res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_error_handling"}); err != nil {
+			t.Fatalf("CallTool: %v\nstderr:\n%s", err, stderr.String())
+		}
+		_, tagged = res.Meta[mcpfailure.MetaKey]
+	}
 	switch {
 	case !res.IsError:
 		t.Fatal("the failing tool did not fail")
 	case classify && !tagged:
+		// The proxy's log line about the miss comes through a pipe: give
+		// it a moment, so that the report says why.
+		waitFor(&stderr, "without classification", 5*time.Second)
 		t.Errorf("failure not classified:\nstderr:\n%s", stderr.String())
 	case !classify && tagged:
 		t.Error("failure classified without a usable key")
@@ -185,6 +200,19 @@ func runHostConfig(t *testing.T, toolfailure string, args, env []string, classif
 	case <-time.After(5 * time.Second):
 		t.Error("the client was not told")
 	}
+}
+
+// waitFor waits up to d for the proxy's stderr to contain s, and reports
+// whether it does.
+func waitFor(stderr *lockedBuffer, s string, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for !strings.Contains(stderr.String(), s) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
 }
 
 type lockedBuffer struct {
