@@ -39,7 +39,7 @@ var defectTypes = map[string]bool{
 // trace, a Java trace's first), a runtime's own wording of a bug, a panic.
 var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exception in thread "[^"]*" )|[\s:"'：]|\\n)(?:` +
 	`(?:builtins\.)?(?:ZeroDivisionError|KeyError|AttributeError|IndexError|NameError|UnboundLocalError|RecursionError|NoMethodError): ` +
-	`|(?:java\.lang\.|kotlin\.)?(?:NullPointerException|ClassCastException|ArrayIndexOutOfBoundsException|StringIndexOutOfBoundsException|ArithmeticException|UninitializedPropertyAccessException)\b` +
+	`|(?:java\.lang\.|kotlin\.)?(?:(?:Kotlin)?NullPointerException|ClassCastException|ArrayIndexOutOfBoundsException|StringIndexOutOfBoundsException|ArithmeticException|UninitializedPropertyAccessException)\b` +
 	`|java\.util\.ConcurrentModificationException\b` +
 	`|java\.lang\.AssertionError\b` +
 	`|System\.(?:NullReferenceException|InvalidCastException|IndexOutOfRangeException|DivideByZeroException|Collections\.Generic\.KeyNotFoundException)\b` +

@@ -194,7 +194,7 @@ func codeShaped(s string) bool {
 var (
 	clientErrorRefinements = governanceSets | reliabilitySets | mask(tPermission, tUnsupportedStrong, tNotFound, tTooLarge, tExists)
 	forbiddenRefinements   = governanceSets | reliabilitySets
-	serverErrorRefinements = governanceSets | reliabilitySets | mask(tPermission, tUnsupportedStrong, tNotFound)
+	serverErrorRefinements = governanceSets | reliabilitySets | mask(tPermission, tUnsupportedStrong, tNotFound, tExists)
 	quotaRefinements       = mask(tConfirm, tSetup, tBilling, tQuotaCount, tStorage)
 )
 

@@ -419,7 +419,10 @@ var textSets = [setCount]phraseSet{
 		" retries exhausted", " maximum number of retries", " gone away", " lost connection",
 		" econnreset", " socket error", " transport error", " protocol error",
 		" cannot reach", " can t reach", " could not reach", " couldn t reach", " unable to reach", " failed to reach",
-	}},
+		// A parser that met the end of its input ("Parse error ... got
+		// 'EOF'") speaks of a truncated or malformed document, not of a
+		// dropped connection.
+	}, unless: []string{" parse error", " syntax error"}},
 	tBadResponse: {kind: kServer, phrases: []string{
 		" expecting value line 1 column 1 char 0", " looking for beginning of value",
 		" unexpected token doctype", " unexpected token html", " unexpected end of json input",
@@ -456,7 +459,7 @@ var textSets = [setCount]phraseSet{
 		" already exists", " already exist", " already in use", " already taken",
 		" already registered", " duplicate", " already been", " name is taken", " conflict",
 		" unique constraint",
-	}, patterns: []*regexp.Regexp{re(` already (?:[a-z]+ ){0,2}(?:exists|taken|booked|reserved|registered|used|assigned|linked|subscribed|a member) `)}},
+	}, patterns: []*regexp.Regexp{re(` already (?:[a-z]+ ){0,2}(?:exists|taken|booked|reserved|registered|used|assigned|allocated|linked|subscribed|a member) `)}},
 	tInvalid: {kind: kInvalid, phrases: slices.Concat(undeclaredName, []string{
 		// A quantity the shop does not have: the order must ask for less.
 		" quantity unavailable", " quantity not available", " quantity is not available", " insufficient stock",

@@ -115,6 +115,9 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "防火墙规则配置失败：没有权限", class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.permission-zh-ja-ko"},
 		{msg: "拒绝访问：没有操作权限", http: status(403), class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl."},
 		{msg: "参数不合法：page_size 必须大于 0", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-intl."},
+		// Not available for the moment is a wait; not available in your
+		// area is where the service does not go.
+		{msg: "El servicio no está disponible en este momento", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-eu3"},
 		{msg: "Draft order is not ready to be confirmed", http: status(422), class: classify.Capability, code: classify.CodeInvalidInput},
 		// A node that has not caught up with its peers serves once it has.
 		{msg: "API call rejected because chain is not done bootstrapping", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families."},
@@ -140,6 +143,16 @@ func TestPackFamilies(t *testing.T) {
 			t.Errorf("%q: decided by pack rule %s, want a generic rule", c.msg, res.RuleID)
 		case c.family != "" && (!res.Pack || !strings.HasPrefix(res.RuleID, c.family)):
 			t.Errorf("%q: decided by %s, want a %s* pack rule", c.msg, res.RuleID, c.family)
+		}
+	}
+	// Whatever reads it, a place the service does not go is not a wait.
+	for _, msg := range []string{
+		"Este restaurante no está disponible en este momento en tu zona",
+		"Ce service est actuellement indisponible dans votre pays",
+	} {
+		res := none.Classify(&classify.Input{Tool: "t", Error: classify.RawError{Message: msg}}, now)
+		if res.Retryable || strings.HasPrefix(res.RuleID, "families-intl.busy") {
+			t.Errorf("%q: %s/%s retryable=%v by %s, want a permanent reading", msg, res.Class, res.Code, res.Retryable, res.RuleID)
 		}
 	}
 }
