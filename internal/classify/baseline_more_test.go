@@ -310,5 +310,7 @@ var moreCases = []errCase{
 	{name: "ip not allowed", msg: "Failed to connect: Incoming request with IP 203.0.113.7 is not allowed to access the account.", class: gov, code: pol},
 	{name: "parser meets the end of its input", msg: "Error: Parse error on line 7:\n...graph TD A --> B -->\n---------------------^\nExpecting 'NODE_STRING', 'DEFAULT', got 'EOF'", class: cap, code: inv},
 	{name: "kotlin npe behind a korean server error", msg: "서버 내부 오류: kotlin.KotlinNullPointerException at com.example.order.OrderService.place(OrderService.kt:41)", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "a file another program holds", msg: "Cannot save \"report.xlsx\": the process cannot access the file because it is being used by another process.", class: rel, code: tra, retryable: true},
+	{name: "a device not reachable", msg: "{\"type\":\"warning\",\"message\":\"Gateway is not reachable!\",\"code\":2001}", class: rel, code: tra},
 	{name: "500 for a port already allocated", http: i32(500), msg: "500 Server Error: Internal Server Error (\"Bind for 0.0.0.0:9090 failed: port is already allocated\")", class: cap, code: inv, rule: "baseline/http-status-text"},
 }

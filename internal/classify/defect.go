@@ -50,6 +50,8 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|TypeError: [\w$.\[\]()]+ is not a function` +
 	`|TypeError: (?:unsupported operand type|'NoneType' object|'\w+' object is not (?:subscriptable|callable|iterable)|can only concatenate)` +
 	`|Object reference not set to an instance of an object` +
+	// R's own words for arithmetic on a value of the wrong type.
+	`|non-numeric argument to (?:binary operator|mathematical function)` +
 	// The JVM's own messages for an index past the end and a bad cast,
 	// which frameworks send without the exception's name.
 	`|Index -?\d+ out of bounds for length \d+` +
@@ -170,7 +172,8 @@ var defectWords = words("ZeroDivisionError", "KeyError", "AttributeError", "Inde
 	"세그멘테이션 오류", "Naruszenie ochrony pamięci", "Segmentatiefout", "Segmenteringsfel", "Zugriffsverletzung",
 	"Violation d'accès", "nterner Compiler-Fehler", "his is probably a", "his is likely a", "his is most likely a",
 	"KeyNotFoundException", "シーケンスに要素", "Die Sequenz enthält", "La séquence ne contient", "La secuencia no contiene",
-	"序列不包含", "Последовательность не содержит", "nternal Compiler Error", "nternal compiler Error", "nternal Compiler error")
+	"序列不包含", "Последовательность не содержит", "nternal Compiler Error", "nternal compiler Error", "nternal Compiler error",
+	"non-numeric argument to ")
 
 // isDefectText is defectText.MatchString behind its literal prefilter.
 func isDefectText(t string) bool {

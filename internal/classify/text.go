@@ -212,6 +212,9 @@ var textSets = [setCount]phraseSet{
 		" concurrently modified", " write conflict", " transaction conflict",
 		" retry the transaction", " restarting transaction", " object has been modified",
 		" has been modified by another", " operation in progress", " operation is in progress",
+		// A file another program holds open (Windows' sharing violation)
+		// is free once that program lets go of it.
+		" being used by another process", " in use by another process", " open in another program",
 		" another operation", " already in progress", " currently in progress",
 		" another in progress", " in progress request", " conflicting operation",
 		" optimistic lock", " version conflict", " precondition failed etag", " etag mismatch",
@@ -459,7 +462,9 @@ var textSets = [setCount]phraseSet{
 		" already exists", " already exist", " already in use", " already taken",
 		" already registered", " duplicate", " already been", " name is taken", " conflict",
 		" unique constraint",
-	}, patterns: []*regexp.Regexp{re(` already (?:[a-z]+ ){0,2}(?:exists|taken|booked|reserved|registered|used|assigned|allocated|linked|subscribed|a member) `)}},
+		// A VM, domain or browser "already running" is in the state the
+		// request asks for; another instance already running is a wait.
+	}, unless: []string{" another instance"}, patterns: []*regexp.Regexp{re(` already (?:[a-z]+ ){0,2}(?:exists|taken|booked|reserved|registered|used|assigned|allocated|linked|subscribed|a member|running) `)}},
 	tInvalid: {kind: kInvalid, phrases: slices.Concat(undeclaredName, []string{
 		// A quantity the shop does not have: the order must ask for less.
 		" quantity unavailable", " quantity not available", " quantity is not available", " insufficient stock",
@@ -493,7 +498,7 @@ var textSets = [setCount]phraseSet{
 		" unreachable", " not available at this time", " currently not available", " not currently available",
 		" service not available", " server not available", " not available right now", " not available at the moment",
 		" temporarily not available", " currently down", " is offline", " is off line", " is currently offline",
-		" went offline", " appears to be offline",
+		" went offline", " appears to be offline", " is not reachable", " not reachable at", " is not responding",
 		" is down", " outage",
 		// A consensus cluster electing a leader answers again once it has one.
 		" leader changed", " no leader", " not the leader", " leader election",

@@ -115,6 +115,14 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "防火墙规则配置失败：没有权限", class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.permission-zh-ja-ko"},
 		{msg: "拒绝访问：没有操作权限", http: status(403), class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl."},
 		{msg: "参数不合法：page_size 必须大于 0", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-intl."},
+		// A generated server's own words for parameters that do not decode,
+		// whatever status it sends them under.
+		{msg: "operation GetAccount: decode params: path: \"account_id\": can't decode address", http: status(500), class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.generated-server-decode"},
+		// A request signature that does not verify: the signing secret is wrong.
+		{msg: "{\"success\":false,\"errorMessage\":\"Invalid hash signature.\"}", class: classify.Governance, code: classify.CodeAuthRequired, family: "access.bad-signature"},
+		{msg: "Request signature validation error", class: classify.Governance, code: classify.CodeAuthRequired, family: "access.bad-signature"},
+		{msg: "التوقيع غير صالح", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-"},
+		{msg: "Μη έγκυρη ψηφιακή υπογραφή. Ελέγξτε το κλειδί.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-"},
 		// Not available for the moment is a wait; not available in your
 		// area is where the service does not go.
 		{msg: "El servicio no está disponible en este momento", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-eu3"},
