@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 90.1
-	freshFloorCode                = 81.0
-	freshFloorPermanentRetryable  = 0.91
-	freshFloorTransientNotRetried = 4.29
+	freshFloorClass               = 89.1
+	freshFloorCode                = 79.9
+	freshFloorPermanentRetryable  = 1.07
+	freshFloorTransientNotRetried = 3.85
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
