@@ -312,5 +312,9 @@ var moreCases = []errCase{
 	{name: "kotlin npe behind a korean server error", msg: "서버 내부 오류: kotlin.KotlinNullPointerException at com.example.order.OrderService.place(OrderService.kt:41)", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "a file another program holds", msg: "Cannot save \"report.xlsx\": the process cannot access the file because it is being used by another process.", class: rel, code: tra, retryable: true},
 	{name: "a device not reachable", msg: "{\"type\":\"warning\",\"message\":\"Gateway is not reachable!\",\"code\":2001}", class: rel, code: tra},
+	{name: "a configuration lock another session holds", msg: "RPCError: Lock failed, lock is already held (error-tag: lock-denied, session-id: 42)", class: rel, code: tra, retryable: true},
+	{name: "429 whose total only an admin raises", http: i32(429), msg: "limit reached: the total number of projects on the server has been reached, please contact the admin", class: gov, code: act},
+	{name: "429 of a rate stays a rate", http: i32(429), msg: "Too many requests, please contact the admin if this persists", class: rel, code: tra, retryable: true},
+	{name: "a defect after an hl7 separator", msg: "MSA|AE|MSG1\rERR|||207^Application internal error^HL70357|E|||java.lang.NullPointerException: Cannot invoke \"String.trim()\"", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "500 for a port already allocated", http: i32(500), msg: "500 Server Error: Internal Server Error (\"Bind for 0.0.0.0:9090 failed: port is already allocated\")", class: cap, code: inv, rule: "baseline/http-status-text"},
 }

@@ -37,7 +37,10 @@ var defectTypes = map[string]bool{
 // defectText finds the same evidence in a message or a stack trace: a
 // defect type at the start of a line (the last line of a Python or Node
 // trace, a Java trace's first), a runtime's own wording of a bug, a panic.
-var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exception in thread "[^"]*" )|[\s:"'：]|\\n)(?:` +
+// A type may follow white space, a colon, a quote or an HL7 field or
+// component separator (| and ^), which is how an interface engine's
+// acknowledgement carries the exception of its own code.
+var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exception in thread "[^"]*" )|[\s:"'：|^]|\\n)(?:` +
 	`(?:builtins\.)?(?:ZeroDivisionError|KeyError|AttributeError|IndexError|NameError|UnboundLocalError|RecursionError|NoMethodError): ` +
 	`|(?:java\.lang\.|kotlin\.)?(?:(?:Kotlin)?NullPointerException|ClassCastException|ArrayIndexOutOfBoundsException|StringIndexOutOfBoundsException|ArithmeticException|UninitializedPropertyAccessException)\b` +
 	`|java\.util\.ConcurrentModificationException\b` +

@@ -195,7 +195,7 @@ var (
 	clientErrorRefinements = governanceSets | reliabilitySets | mask(tPermission, tUnsupportedStrong, tNotFound, tTooLarge, tExists)
 	forbiddenRefinements   = governanceSets | reliabilitySets
 	serverErrorRefinements = governanceSets | reliabilitySets | mask(tPermission, tUnsupportedStrong, tNotFound, tExists)
-	quotaRefinements       = mask(tConfirm, tSetup, tBilling, tQuotaCount, tStorage)
+	quotaRefinements       = mask(tConfirm, tSetup, tBilling, tQuotaCount, tStorage, tQuotaPerson)
 )
 
 func ruleHTTPText(s *signals) (kind, bool) {

@@ -49,6 +49,7 @@ const (
 	tServer
 	tBlocked
 	tDenied
+	tQuotaPerson
 	setCount
 )
 
@@ -215,6 +216,9 @@ var textSets = [setCount]phraseSet{
 		// A file another program holds open (Windows' sharing violation)
 		// is free once that program lets go of it.
 		" being used by another process", " in use by another process", " open in another program",
+		// A configuration lock another session holds (NETCONF's
+		// lock-denied), and a record an optimistic lock saw change.
+		" lock is already held", " already holds the lock", " lock held by", " record has been changed",
 		" another operation", " already in progress", " currently in progress",
 		" another in progress", " in progress request", " conflicting operation",
 		" optimistic lock", " version conflict", " precondition failed etag", " etag mismatch",
@@ -405,7 +409,9 @@ var textSets = [setCount]phraseSet{
 		" i o timeout", " canceling statement due to", " statement timeout", " query timeout",
 		" timeout of ", " exceeded the timeout", " request timeout", " gateway timeout",
 		" gateway time out",
-	}},
+		// A browser driver that waited for an element that never appeared
+		// says the page has no such element, whatever the wait was.
+	}, unless: []string{" to be located", " unknownobjectexception", " nosuchelementexception", " no such element"}},
 	tNetwork: {kind: kNetwork, phrases: []string{
 		" econnreset", " connection reset", " reset by peer", " broken pipe", " epipe",
 		" econnaborted", " connection aborted", " connection closed", " connection was closed",
@@ -511,14 +517,21 @@ var textSets = [setCount]phraseSet{
 		" crashed", " unknown error", " an error occurred",
 	}},
 	tBlocked: {kind: kPolicy, phrases: []string{" blocked", " banned", " suspended"}},
-	tDenied:  {kind: kPermission, phrases: []string{" denied", " refused", " not allowed", " restricted", " disallowed", " not authorized", " not authorised"}},
+	// A 429 whose limit only a person can raise: the server's total is
+	// reached, or its admin is to be asked. Read only on a 429 (see
+	// allSets): anywhere else these words go with refusals of every kind.
+	tQuotaPerson: {kind: kBilling, phrases: []string{
+		" contact the admin", " contact your admin", " contact the administrator", " contact your administrator",
+		" quota set for the", " total number of",
+	}, unless: []string{" too many", " rate limit", " slow down", " try again", " retry", " per minute", " per second", " per hour"}},
+	tDenied: {kind: kPermission, phrases: []string{" denied", " refused", " not allowed", " restricted", " disallowed", " not authorized", " not authorised"}},
 }
 
 // textOrder is the order in which the message heuristics try the sets.
 var textOrder = []textSet{
 	tConfirm, tSetup, tBilling, tQuotaCount, tStorage, tRate, tOverloaded, tContention, tAuth, tPolicy,
 	tUnsupportedStrong, tPermission, tAuthWeak, tDNS, tRefused, tTimeout, tNetwork, tBadResponse, tTooLarge,
-	tUnsupported, tNotFound, tExists, tInvalid, tUnavailable, tBlocked, tDenied, tServer,
+	tUnsupported, tNotFound, tExists, tInvalid, tUnavailable, tBlocked, tDenied, tServer, tQuotaPerson,
 }
 
 // setMask is a set of textSets.
@@ -533,7 +546,9 @@ func mask(sets ...textSet) setMask {
 }
 
 var (
-	allSets = setMask(1<<setCount - 1)
+	// allSets are the readings of a message on its own; tQuotaPerson is
+	// read only where a 429 allows it.
+	allSets = setMask(1<<setCount-1) &^ mask(tQuotaPerson)
 	// governanceSets are the readings that can overrule any status code
 	// that is not itself specific.
 	governanceSets = mask(tConfirm, tSetup, tBilling, tQuotaCount, tStorage, tAuth, tPolicy)

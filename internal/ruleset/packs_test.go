@@ -118,6 +118,8 @@ func TestPackFamilies(t *testing.T) {
 		// A generated server's own words for parameters that do not decode,
 		// whatever status it sends them under.
 		{msg: "operation GetAccount: decode params: path: \"account_id\": can't decode address", http: status(500), class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.generated-server-decode"},
+		{msg: "Échec de la connexion de l'utilisateur 'etl'.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-eu2"},
+		{msg: ">ATSP0\nSEARCHING...\nUNABLE TO CONNECT", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.obd-no-vehicle"},
 		// A request signature that does not verify: the signing secret is wrong.
 		{msg: "{\"success\":false,\"errorMessage\":\"Invalid hash signature.\"}", class: classify.Governance, code: classify.CodeAuthRequired, family: "access.bad-signature"},
 		{msg: "Request signature validation error", class: classify.Governance, code: classify.CodeAuthRequired, family: "access.bad-signature"},
