@@ -102,6 +102,9 @@ func (e *Engine) Classify(in *Input, now time.Time) Outcome {
 		// is turned into "retry" only at the general override:
 		// retrying a refused call is the costlier mistake.
 		weak := (weakRules[ri] || textOnly(s, ri)) && !(kindTable[mk].class == Reliability && kindTable[k].class == Governance)
+		if kindTable[mk].class == Reliability && g.Probability < ModelRetryOverride {
+			break // a permanent reading becomes "retry" only on strong evidence
+		}
 		if g.Probability >= e.override || weak && g.Probability >= e.weakOverride {
 			return byModel()
 		}

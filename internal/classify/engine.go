@@ -35,6 +35,12 @@ const (
 	DefaultModelOverride     = 0.8
 	DefaultModelWeakOverride = 0.6
 	DefaultModelCodeOverride = 0.6
+	// ModelRetryOverride is the least class probability with which the
+	// model turns a rule's permanent reading into a transient one, weak
+	// rule or not: a permanent error told to retry is the costlier
+	// mistake, and overrides of that kind made most of the model's share
+	// of them in cross-validation.
+	ModelRetryOverride = 0.9
 )
 
 // Engine is the baseline: the ordered generic rules, with a text model for

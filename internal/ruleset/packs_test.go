@@ -120,6 +120,8 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "operation GetAccount: decode params: path: \"account_id\": can't decode address", http: status(500), class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.generated-server-decode"},
 		{msg: "Échec de la connexion de l'utilisateur 'etl'.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-eu2"},
 		{msg: ">ATSP0\nSEARCHING...\nUNABLE TO CONNECT", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.obd-no-vehicle"},
+		{msg: "조직 보안 정책에 따라 외부 수신자에게 문서를 공유할 수 없습니다.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.org-policy"},
+		{msg: "A política da organização não permite enviar documentos para fora do domínio.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.org-policy"},
 		// A request signature that does not verify: the signing secret is wrong.
 		{msg: "{\"success\":false,\"errorMessage\":\"Invalid hash signature.\"}", class: classify.Governance, code: classify.CodeAuthRequired, family: "access.bad-signature"},
 		{msg: "Request signature validation error", class: classify.Governance, code: classify.CodeAuthRequired, family: "access.bad-signature"},
