@@ -122,6 +122,9 @@ func TestPackFamilies(t *testing.T) {
 		{msg: ">ATSP0\nSEARCHING...\nUNABLE TO CONNECT", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.obd-no-vehicle"},
 		{msg: "조직 보안 정책에 따라 외부 수신자에게 문서를 공유할 수 없습니다.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.org-policy"},
 		{msg: "A política da organização não permite enviar documentos para fora do domínio.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.org-policy"},
+		// A forge's branch rules, however it words them.
+		{msg: " ! [remote rejected] main -> main (Cannot force-push to a protected branch)\nerror: failed to push some refs to 'https://git.example.org/x.git'", class: classify.Governance, code: classify.CodePolicyBlocked, family: "devtools.git-protected-branch"},
+		{msg: "remote: Required status check \"ci/test\" is expected.\n ! [remote rejected] main -> main (Required status check \"ci/test\" is expected.)", class: classify.Governance, code: classify.CodePolicyBlocked, family: "devtools.git-protected-branch"},
 		// A request signature that does not verify: the signing secret is wrong.
 		{msg: "{\"success\":false,\"errorMessage\":\"Invalid hash signature.\"}", class: classify.Governance, code: classify.CodeAuthRequired, family: "access.bad-signature"},
 		{msg: "Request signature validation error", class: classify.Governance, code: classify.CodeAuthRequired, family: "access.bad-signature"},
