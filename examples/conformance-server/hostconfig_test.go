@@ -154,12 +154,12 @@ func runHostConfig(t *testing.T, toolfailure string, args, env []string, classif
 		t.Fatalf("CallTool: %v\nstderr:\n%s", err, stderr.String())
 	}
 	_, tagged := res.Meta[mcpfailure.MetaKey]
-	if res.IsError && classify && !tagged && waitFor(&stderr, "budget exceeded", 5*time.Second) {
+	if res.IsError && classify && !tagged && stderr.waitFor("budget exceeded", 5*time.Second) {
 		// The proxy passes a failure on unchanged when the service does
-		// not answer within its budget (250 ms), which a first call to
-		// race-instrumented binaries on a saturated machine can miss. That
-		// is the documented fail-open path, not a broken snippet: the
-		// snippet is proven by the next failure being classified.
+		// not answer within its budget (mcpfailure.DefaultBudget), which
+		// a first call to race-instrumented binaries on a saturated
+		// machine can miss. That is the documented fail-open path, not a
+		// broken snippet: the next failure being classified proves it.
 		t.Logf("the first failure missed the proxy's budget; calling again:\n%s", stderr.String())
 		if res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_error_handling"}); err != nil {
 			t.Fatalf("CallTool: %v\nstderr:\n%s", err, stderr.String())
@@ -172,7 +172,7 @@ func runHostConfig(t *testing.T, toolfailure string, args, env []string, classif
 	case classify && !tagged:
 		// The proxy's log line about the miss comes through a pipe: give
 		// it a moment, so that the report says why.
-		waitFor(&stderr, "without classification", 5*time.Second)
+		stderr.waitFor("without classification", 5*time.Second)
 		t.Errorf("failure not classified:\nstderr:\n%s", stderr.String())
 	case !classify && tagged:
 		t.Error("failure classified without a usable key")
@@ -181,10 +181,7 @@ func runHostConfig(t *testing.T, toolfailure string, args, env []string, classif
 		return
 	}
 	// The check runs beside the relay: wait for its verdict.
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(stderr.String(), warning) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	stderr.waitFor(warning, 10*time.Second)
 	if n := strings.Count(stderr.String(), "NOT annotating"); n != 1 || !strings.Contains(stderr.String(), warning) {
 		t.Errorf("stderr says %d times that it is not annotating, want once, saying %q:\n%s", n, warning, stderr.String())
 	}
@@ -202,27 +199,21 @@ func runHostConfig(t *testing.T, toolfailure string, args, env []string, classif
 	}
 }
 
-// waitFor waits up to d for the proxy's stderr to contain s, and reports
-// whether it does.
-func waitFor(stderr *lockedBuffer, s string, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for !strings.Contains(stderr.String(), s) {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return true
-}
-
+// lockedBuffer is the proxy's stderr as the test reads it while the
+// process writes it: every write wakes the readers waiting in waitFor.
 type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{} // closed and replaced by every write
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.wrote != nil {
+		close(l.wrote)
+		l.wrote = nil
+	}
 	return l.b.Write(p)
 }
 
@@ -230,4 +221,27 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// waitFor waits up to d for the buffer to contain s, and reports whether
+// it does. It wakes on each write, not on a clock.
+func (l *lockedBuffer) waitFor(s string, d time.Duration) bool {
+	timeout := time.After(d)
+	for {
+		l.mu.Lock()
+		if strings.Contains(l.b.String(), s) {
+			l.mu.Unlock()
+			return true
+		}
+		if l.wrote == nil {
+			l.wrote = make(chan struct{})
+		}
+		wrote := l.wrote
+		l.mu.Unlock()
+		select {
+		case <-wrote:
+		case <-timeout:
+			return strings.Contains(l.String(), s)
+		}
+	}
 }

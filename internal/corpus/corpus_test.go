@@ -49,9 +49,9 @@ var crossValidated = sync.OnceValue(func() (cv struct {
 // measures 92.3 / 85.6 as its table rounds them (the floors sit a tenth
 // below, as the shares are compared unrounded), so these hold what is
 // reached until the families its misses show are covered
-// (docs/classification.md, "How well it generalises"). The retry mistakes are held as shares of all cases at the
-// issue's floors: permanent errors told to retry at 1 %, transient errors
-// not retried at 4 %.
+// (docs/classification.md, "How well it generalises"). The retry mistakes
+// are held as shares of all cases at the floors: permanent errors
+// told to retry at 1 %, transient errors not retried at 4 %.
 const (
 	floorClass               = 92.2
 	floorCode                = 85.5
