@@ -152,6 +152,8 @@ var textSets = [setCount]phraseSet{
 		" exceeded your budget", " exceeded the budget", " over budget", " not enough funds",
 		" not enough balance", " balance is too low", " balance too low",
 		" underfunded", " overdrawn", " buying power",
+		// An upsell: "get Gold for unlimited likes".
+		" for unlimited",
 	}, patterns: []*regexp.Regexp{re(` requires? (?:a |an )?(?:pro|premium|paid|business|enterprise|team|plus|higher) (?:plan|subscription|account|tier|license|edition)`),
 		re(` trial(?: period| version| license| licence)?(?: [a-z0-9]+){0,4} (?:is over|has ended|ended|has expired|expired) `),
 		re(` per [0-9]+ (?:months?|days?)\b`)}},
