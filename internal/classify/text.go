@@ -49,6 +49,7 @@ const (
 	tServer
 	tBlocked
 	tDenied
+	tCrashed
 	tQuotaPerson
 	setCount
 )
@@ -89,7 +90,10 @@ var textSets = [setCount]phraseSet{
 		// answer, not a timeout to retry.
 		" no response from the user", " no response from user", " user did not respond", " user failed to respond",
 		" user didn t respond", " user did not answer", " no answer from the user", " no reply from the user",
-	}},
+	},
+		// "The draft is not ready to be confirmed" speaks of the object's
+		// state, which the caller's input decides: no person is asked.
+		unless: []string{" ready to be confirmed"}},
 	tSetup: {kind: kSetup, phrases: []string{
 		" has not been used in project", " it is disabled", " enable it by visiting",
 		" api has not been enabled", " api is not enabled", " service disabled",
@@ -516,8 +520,14 @@ var textSets = [setCount]phraseSet{
 		" something went wrong", " bad gateway", " upstream", " backend error", " panic",
 		// Not " exception", " fatal" or " internal" alone: every kind of
 		// failure is raised as an exception or logged as fatal.
-		" crashed", " unknown error", " an error occurred",
+		" unknown error", " an error occurred",
 	}},
+	// A process that "crashed", said of the tool's own process, its
+	// controller or its language server, is a defect (docs/classification.md,
+	// Bugs in the tool's own code): retrying runs the same code. A status
+	// code that says the server failed is read before the message, and a
+	// message that asks to try again is read as transient first.
+	tCrashed: {kind: kDefect, phrases: []string{" crashed"}},
 	tBlocked: {kind: kPolicy, phrases: []string{" blocked", " banned", " suspended"}},
 	// A 429 whose limit only a person can raise: the server's total is
 	// reached, or its admin is to be asked. Read only on a 429 (see
@@ -533,7 +543,7 @@ var textSets = [setCount]phraseSet{
 var textOrder = []textSet{
 	tConfirm, tSetup, tBilling, tQuotaCount, tStorage, tRate, tOverloaded, tContention, tAuth, tPolicy,
 	tUnsupportedStrong, tPermission, tAuthWeak, tDNS, tRefused, tTimeout, tNetwork, tBadResponse, tTooLarge,
-	tUnsupported, tNotFound, tExists, tInvalid, tUnavailable, tBlocked, tDenied, tServer, tQuotaPerson,
+	tUnsupported, tNotFound, tExists, tInvalid, tUnavailable, tBlocked, tDenied, tCrashed, tServer, tQuotaPerson,
 }
 
 // setMask is a set of textSets.

@@ -127,6 +127,9 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "remote: Required status check \"ci/test\" is expected.\n ! [remote rejected] main -> main (Required status check \"ci/test\" is expected.)", class: classify.Governance, code: classify.CodePolicyBlocked, family: "devtools.git-protected-branch"},
 		// A request signature that does not verify: the signing secret is wrong.
 		{msg: "{\"success\":false,\"errorMessage\":\"Invalid hash signature.\"}", class: classify.Governance, code: classify.CodeAuthRequired, family: "access.bad-signature"},
+		{msg: "FATAL:  no pg_hba.conf entry for host \"10.0.0.7\", user \"app\", database \"orders\", no encryption", class: classify.Governance, code: classify.CodePolicyBlocked, family: "access.network-rule"},
+		{msg: "ERROR 1130 (HY000): Host '10.1.2.3' is not allowed to connect to this MySQL server", class: classify.Governance, code: classify.CodePolicyBlocked, family: "access.network-rule"},
+		{msg: "Client with IP address '198.51.100.4' is not allowed to access the server. To enable access, use the Azure Management Portal or run sp_set_firewall_rule.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "access.network-rule"},
 		{msg: "Request signature validation error", class: classify.Governance, code: classify.CodeAuthRequired, family: "access.bad-signature"},
 		{msg: "التوقيع غير صالح", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-"},
 		{msg: "Μη έγκυρη ψηφιακή υπογραφή. Ελέγξτε το κλειδί.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-"},
