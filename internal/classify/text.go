@@ -406,7 +406,10 @@ var textSets = [setCount]phraseSet{
 		" not found", " not initialized", " not been initialized", " banned",
 		// A server's rule that rejects this client, or a browser that
 		// will not start as root: configuration, not the network.
-		" rejects connection", " running as root"},
+		" rejects connection", " running as root",
+		// A socket this side could not bind (its port is held): the
+		// connection that fails next is its consequence, not the network's.
+		" unable to bind", " failed to bind", " could not bind", " cannot bind"},
 		patterns: []*regexp.Regexp{re(` connection to(?: [a-z0-9]+){1,6} refused\b`)}},
 	tTimeout: {kind: kTimeout, phrases: []string{
 		" timed out", " timeout ", " timeouts", " time out", " deadline exceeded", " deadline has elapsed",

@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 88.5
-	freshFloorCode                = 75.9
-	freshFloorPermanentRetryable  = 1.44
-	freshFloorTransientNotRetried = 3.73
+	freshFloorClass               = 84.8
+	freshFloorCode                = 68.5
+	freshFloorPermanentRetryable  = 1.98
+	freshFloorTransientNotRetried = 3.10
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
