@@ -120,6 +120,9 @@ var textSets = [setCount]phraseSet{
 		" limited license",
 		" executable not found", " executable does not exist", " no executable found", " executable was not found",
 		" shared library not found", " package is required",
+		// A library, module or plugin the machine lacks: someone installs it.
+		" error while loading shared libraries", " cannot open shared object file", " dlopen failed", " winerror 126",
+		" are not installed", " download and install", " missing dependency", " mods are missing",
 		" need to install", " requires a connected", " please connect your", " no connected account",
 		// A tool or client too old for the call: a person installs the
 		// newer one.
@@ -520,17 +523,18 @@ var textSets = [setCount]phraseSet{
 	}},
 	tServer: {kind: kServer, phrases: []string{
 		" internal error", " internal server", " server error", " unexpected error",
-		" something went wrong", " bad gateway", " upstream", " backend error", " panic",
+		" something went wrong", " bad gateway", " upstream", " backend error",
 		// Not " exception", " fatal" or " internal" alone: every kind of
 		// failure is raised as an exception or logged as fatal.
 		" unknown error", " an error occurred",
 	}},
-	// A process that "crashed", said of the tool's own process, its
-	// controller or its language server, is a defect (docs/classification.md,
-	// Bugs in the tool's own code): retrying runs the same code. A status
-	// code that says the server failed is read before the message, and a
-	// message that asks to try again is read as transient first.
-	tCrashed: {kind: kDefect, phrases: []string{" crashed"}},
+	// A process that "crashed" or panicked, said of the tool's own process,
+	// its controller or its language server, is a defect
+	// (docs/classification.md, Bugs in the tool's own code): retrying runs
+	// the same code. A status code that says the server failed is read
+	// before the message, and a message that asks to try again is read as
+	// transient first.
+	tCrashed: {kind: kDefect, phrases: []string{" crashed", " panic"}},
 	tBlocked: {kind: kPolicy, phrases: []string{" blocked", " banned", " suspended"}},
 	// A 429 whose limit only a person can raise: the server's total is
 	// reached, or its admin is to be asked. Read only on a 429 (see
