@@ -90,6 +90,7 @@ var textSets = [setCount]phraseSet{
 		// answer, not a timeout to retry.
 		" no response from the user", " no response from user", " user did not respond", " user failed to respond",
 		" user didn t respond", " user did not answer", " no answer from the user", " no reply from the user",
+		" human input request", " for human input", " user input timeout",
 	},
 		// "The draft is not ready to be confirmed" speaks of the object's
 		// state, which the caller's input decides: no person is asked.
