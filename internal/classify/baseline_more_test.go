@@ -153,6 +153,8 @@ var moreCases = []errCase{
 	{name: "bot challenge 429", http: i32(429), msg: "429 Too Many Requests", details: `{"headers":{"cf-mitigated":"challenge"}}`, class: gov, code: act},
 	{name: "bot challenge 503 page", http: i32(503), msg: "Service Unavailable", details: `"<!DOCTYPE html><html><head><title>Just a moment...</title></head></html>"`, class: gov, code: act},
 	{name: "captcha wording", msg: "Sign in to confirm you're not a bot before downloading", class: gov, code: act},
+	{name: "captcha in Dutch behind a 429", http: i32(429), msg: "Bevestig dat je geen robot bent.", class: gov, code: act},
+	{name: "captcha in Portuguese", msg: "Confirme que você não é um robô para continuar.", class: gov, code: act},
 	{name: "virus verdict", http: i32(422), msg: "Upload rejected: virus detected in invoice.pdf (Win.Trojan.Agent-1234)", class: gov, code: pol},
 	{name: "scan pending", msg: "Scan result not available yet for upload 77; try again shortly", class: rel, code: tra},
 	// An HTTP 200 answer whose message is a bare code of a shared standard.

@@ -16,7 +16,10 @@ var errnoKinds = func() map[string]kind {
 			m[alnumLower(n)] = k
 		}
 	}
-	add(kNetwork, "ECONNRESET", "ECONNABORTED", "EPIPE", "EADDRNOTAVAIL", "EADDRINUSE", "EINTR",
+	// A port or address another process holds: the same call fails the
+	// same way while it runs (docs/classification.md, Conflicts).
+	add(kExists, "EADDRINUSE")
+	add(kNetwork, "ECONNRESET", "ECONNABORTED", "EPIPE", "EADDRNOTAVAIL", "EINTR",
 		"ECANCELED", "EPROTO", "ENOTCONN", "ESHUTDOWN", "ENETRESET", "UND_ERR_SOCKET", "UND_ERR_CLOSED",
 		"UND_ERR_ABORTED", "ERR_NETWORK", "ERR_CANCELED", "ERR_STREAM_PREMATURE_CLOSE",
 		"ERR_HTTP2_STREAM_ERROR", "ERR_HTTP2_GOAWAY_SESSION", "ERR_HTTP2_STREAM_CANCEL",

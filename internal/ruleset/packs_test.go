@@ -119,10 +119,11 @@ func TestPackFamilies(t *testing.T) {
 		// whatever status it sends them under.
 		{msg: "operation GetAccount: decode params: path: \"account_id\": can't decode address", http: status(500), class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.generated-server-decode"},
 		{msg: "Échec de la connexion de l'utilisateur 'etl'.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-eu2"},
+		{msg: "Too many OTP attempts. Please request a new one.", http: status(429), class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.wrong-pin"},
+		// A lock-out of the account that says when it ends is a wait.
+		{msg: "Too many attempts for this account, try again in 15 minutes", http: status(429), class: classify.Reliability, code: classify.CodeRetryableTransient},
 		{msg: "Layer 1 [ 3:B.ipt/ipt          0.004] Connect failed with error 22", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "devices.knxnet-ip-unsupported"},
 		{msg: "Layer 1 [ 3:B.ipt/ipt          0.004] Connect failed with error 25", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.knxnet-ip-no-address"},
-		// A full table of tunnels empties as stale ones time out.
-		{msg: "Layer 1 [ 3:B.ipt/ipt          0.004] Connect failed with error 24", class: classify.Reliability, code: classify.CodeRetryableTransient},
 		{msg: ">ATSP0\nSEARCHING...\nUNABLE TO CONNECT", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.obd-no-vehicle"},
 		{msg: "조직 보안 정책에 따라 외부 수신자에게 문서를 공유할 수 없습니다.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.org-policy"},
 		{msg: "A política da organização não permite enviar documentos para fora do domínio.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.org-policy"},
