@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 86.7
-	freshFloorCode                = 72.0
-	freshFloorPermanentRetryable  = 2.66
-	freshFloorTransientNotRetried = 2.95
+	freshFloorClass               = 86.8
+	freshFloorCode                = 76.3
+	freshFloorPermanentRetryable  = 1.80
+	freshFloorTransientNotRetried = 4.80
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
