@@ -443,8 +443,10 @@ var textSets = [setCount]phraseSet{
 		" cannot reach", " can t reach", " could not reach", " couldn t reach", " unable to reach", " failed to reach",
 		// A parser that met the end of its input ("Parse error ... got
 		// 'EOF'") speaks of a truncated or malformed document, not of a
-		// dropped connection.
-	}, unless: []string{" parse error", " syntax error"}},
+		// dropped connection; an EOF read from a local pipe ("getting the
+		// child's pid from pipe caused: EOF") is a child process that died
+		// on start.
+	}, unless: []string{" parse error", " syntax error", " from pipe"}},
 	tBadResponse: {kind: kServer, phrases: []string{
 		" expecting value line 1 column 1 char 0", " looking for beginning of value",
 		" unexpected token doctype", " unexpected token html", " unexpected end of json input",

@@ -121,6 +121,8 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Échec de la connexion de l'utilisateur 'etl'.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-eu2"},
 		{msg: "An error occurred while downloading the update. Please try again later. A network error occurred: not found (404)", class: classify.Capability, code: classify.CodeResourceNotFound},
 		{msg: "An error occurred while extracting the archive. Please try again later. The update is improperly signed.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "buildtools.integrity"},
+		{msg: "सर्भर व्यस्त छ, कृपया केही समयपछि पुनः प्रयास गर्नुहोस्।", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-south"},
+		{msg: "Samahani, huduma haipatikani kwa sasa. Tafadhali jaribu tena baadaye.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-south"},
 		{msg: "Too many OTP attempts. Please request a new one.", http: status(429), class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.wrong-pin"},
 		// A lock-out of the account that says when it ends is a wait.
 		{msg: "Too many attempts for this account, try again in 15 minutes", http: status(429), class: classify.Reliability, code: classify.CodeRetryableTransient},
