@@ -318,5 +318,10 @@ var moreCases = []errCase{
 	{name: "429 whose total only an admin raises", http: i32(429), msg: "limit reached: the total number of projects on the server has been reached, please contact the admin", class: gov, code: act},
 	{name: "429 of a rate stays a rate", http: i32(429), msg: "Too many requests, please contact the admin if this persists", class: rel, code: tra, retryable: true},
 	{name: "a defect after an hl7 separator", msg: "MSA|AE|MSG1\rERR|||207^Application internal error^HL70357|E|||java.lang.NullPointerException: Cannot invoke \"String.trim()\"", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "a video removed on a copyright claim", msg: "This track was taken down after a copyright claim by the rights holder.", class: gov, code: pol},
+	{name: "a site in lockdown", http: i32(423), msg: "Door cannot be opened: a lockdown is active for this building.", class: gov, code: pol},
+	{name: "a mission through restricted airspace", msg: "Flight plan rejected: route crosses restricted airspace near the airport.", class: gov, code: pol},
+	{name: "a controller that did not respond", idempotent: true, msg: "The flight controller did not respond to the parameter request.", class: rel, code: tra, retryable: true},
+	{name: "a radio link losing packets", idempotent: true, msg: "link error: too many packets lost on radio channel 80", class: rel, code: tra, retryable: true},
 	{name: "500 for a port already allocated", http: i32(500), msg: "500 Server Error: Internal Server Error (\"Bind for 0.0.0.0:9090 failed: port is already allocated\")", class: cap, code: inv, rule: "baseline/http-status-text"},
 }

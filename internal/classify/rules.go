@@ -217,6 +217,10 @@ func ruleHTTPText(s *signals) (kind, bool) {
 		// APIs use 409 for update races ("modified, try again"), for names
 		// already taken, and (Dropbox) for every endpoint-specific error.
 		allowed = governanceSets | reliabilitySets | mask(tUnavailable, tNotFound)
+	case c == 423:
+		// Locked: a lock another holder releases, unless the words say an
+		// owner's rule, a step for a person or a bill keeps it shut.
+		allowed = governanceSets
 	case c == 429:
 		if s.hasRetryTime() {
 			return kRateLimit, true // a quota that says when it refills is a rate limit

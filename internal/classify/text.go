@@ -318,7 +318,9 @@ var textSets = [setCount]phraseSet{
 		" blocklist", " blacklist", " denylist", " deny list", " block list",
 		" community guidelines", " content guidelines", " spam", " compliance policy",
 		" compliance rules", " for compliance reasons", " copyrighted", " copyright infringement",
-		" copyright violation",
+		" copyright violation", " copyright claim",
+		// A place or an airspace closed by its owner's rule.
+		" lockdown is active", " in lockdown", " no fly zone", " restricted airspace",
 		// Where the request comes from, not who sends it: a country, a
 		// region or an address the service's rules keep out.
 		" restricted location", " residents of your country", " not available in your country",
@@ -418,7 +420,7 @@ var textSets = [setCount]phraseSet{
 	tTimeout: {kind: kTimeout, phrases: []string{
 		" timed out", " timeout ", " timeouts", " time out", " deadline exceeded", " deadline has elapsed",
 		" deadline expired", " etimedout", " esockettimedout", " took too long",
-		" did not respond in time", " did not complete in time", " no response from",
+		" did not respond in time", " did not respond to", " did not complete in time", " no response from",
 		" i o timeout", " canceling statement due to", " statement timeout", " query timeout",
 		" timeout of ", " exceeded the timeout", " request timeout", " gateway timeout",
 		" gateway time out",
@@ -437,7 +439,7 @@ var textSets = [setCount]phraseSet{
 		" handshake failed", " connection interrupted", " use of closed network connection",
 		" context canceled", " request aborted", " und err",
 		" communications link failure", " network changed", " empty response",
-		" internet disconnected", " max retries", " maximum retries", " retries exceeded",
+		" internet disconnected", " packets lost", " packet loss", " max retries", " maximum retries", " retries exceeded",
 		" retries exhausted", " maximum number of retries", " gone away", " lost connection",
 		" econnreset", " socket error", " transport error", " protocol error",
 		" cannot reach", " can t reach", " could not reach", " couldn t reach", " unable to reach", " failed to reach",
