@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 88.6
-	freshFloorCode                = 81.2
-	freshFloorPermanentRetryable  = 0.27
-	freshFloorTransientNotRetried = 2.13
+	freshFloorClass               = 89.1
+	freshFloorCode                = 81.9
+	freshFloorPermanentRetryable  = 1.53
+	freshFloorTransientNotRetried = 2.55
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
