@@ -318,6 +318,12 @@ var moreCases = []errCase{
 	{name: "429 whose total only an admin raises", http: i32(429), msg: "limit reached: the total number of projects on the server has been reached, please contact the admin", class: gov, code: act},
 	{name: "429 of a rate stays a rate", http: i32(429), msg: "Too many requests, please contact the admin if this persists", class: rel, code: tra, retryable: true},
 	{name: "a defect after an hl7 separator", msg: "MSA|AE|MSG1\rERR|||207^Application internal error^HL70357|E|||java.lang.NullPointerException: Cannot invoke \"String.trim()\"", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "a record quota to change plan for", http: i32(429), msg: "Index quota exceeded: change plan or remove entries.", class: gov, code: act},
+	{name: "a licensed ingest limit", http: i32(429), msg: "Daily ingest of 2.1 GB exceeds licensed 2 GB/day.", class: gov, code: act},
+	{name: "a coordinator's quoted missing key", msg: "Unexpected error fetching tide data: 'high_water'", class: cap, code: ierr, rule: "baseline/programming-error"},
+	// Not "unavailable" as a wait: with nothing else recognised, the
+	// documented default, which is never retryable.
+	{name: "a meter object it does not have", msg: "GET failed: DataAccessResult OBJECT_UNAVAILABLE for 1.0.99.1.0.255", class: rel, code: tra, rule: "baseline/default"},
 	{name: "a video removed on a copyright claim", msg: "This track was taken down after a copyright claim by the rights holder.", class: gov, code: pol},
 	{name: "a site in lockdown", http: i32(423), msg: "Door cannot be opened: a lockdown is active for this building.", class: gov, code: pol},
 	{name: "a mission through restricted airspace", msg: "Flight plan rejected: route crosses restricted airspace near the airport.", class: gov, code: pol},

@@ -112,6 +112,10 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	// A Python exception printed by its repr rather than its str:
 	// "KeyError('site')", "KeyError ('site')".
 	`|\b(?:KeyError|IndexError|AttributeError|ZeroDivisionError) ?\('` +
+	// Home Assistant's update coordinator logs an exception it did not
+	// expect by its str(), which for a KeyError is the quoted key alone:
+	// "Unexpected error fetching opennem data: 'fuel_tech'".
+	`|Unexpected error fetching [^\n]{1,80} data: '[A-Za-z_]\w{0,60}'\s*$` +
 	// Code the author asserted could never run, or a condition asserted
 	// true, found otherwise: Rust's unreachable!() and assert!, C's assert,
 	// Zig's unreachable.
@@ -152,7 +156,7 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 // defectWords are literals, one of which every alternative of defectText
 // contains: the pattern (Go's regexp has no DFA) runs only on a text that
 // holds one, so that a long message costs one scan.
-var defectWords = words("ZeroDivisionError", "KeyError", "AttributeError", "IndexError", "NameError",
+var defectWords = words("Unexpected error fetching ", "ZeroDivisionError", "KeyError", "AttributeError", "IndexError", "NameError",
 	"UnboundLocalError", "RecursionError", "NoMethodError", "NullPointerException", "ClassCastException",
 	"OutOfBoundsException", "ArithmeticException", "UninitializedPropertyAccessException",
 	"NullReferenceException", "InvalidCastException", "IndexOutOfRangeException", "DivideByZeroException",

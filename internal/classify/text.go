@@ -162,6 +162,9 @@ var textSets = [setCount]phraseSet{
 		" underfunded", " overdrawn", " buying power",
 		// An upsell: "get Gold for unlimited likes".
 		" for unlimited",
+		// A plan or a licence to change: "quota exceeded, change plan".
+		" change plan", " change your plan", " license quota", " licence quota",
+		" license limit", " licence limit", " exceeds licensed", " exceeds the licensed",
 	}, patterns: []*regexp.Regexp{re(` requires? (?:a |an )?(?:pro|premium|paid|business|enterprise|team|plus|higher) (?:plan|subscription|account|tier|license|edition)`),
 		re(` trial(?: period| version| license| licence)?(?: [a-z0-9]+){0,4} (?:is over|has ended|ended|has expired|expired) `),
 		re(` per [0-9]+ (?:months?|days?)\b`)}},
@@ -198,7 +201,10 @@ var textSets = [setCount]phraseSet{
 		" over qps", " qps limit", " qps exceeded", " exceeded qps", " exceeds qps", " queries per second",
 		// Rate-limit headers or metadata beside another error report the
 		// budget left, not that it ran out.
-	}, unless: []string{" ratelimit remaining", " ratelimit limit", " ratelimit reset", " rate limit remaining"}},
+		// A solver that gave up on one step after its own attempts, and a
+		// query over a per-query byte limit, are no rate a wait refills.
+	}, unless: []string{" ratelimit remaining", " ratelimit limit", " ratelimit reset", " rate limit remaining",
+		" for this increment", " bytes limit"}},
 	tOverloaded: {kind: kOverloaded, phrases: []string{
 		" overloaded", " over capacity", " at capacity", " out of capacity",
 		" insufficient capacity", " server is busy", " servers are busy", " server busy",
@@ -525,7 +531,9 @@ var textSets = [setCount]phraseSet{
 		" is down", " outage",
 		// A consensus cluster electing a leader answers again once it has one.
 		" leader changed", " no leader", " not the leader", " leader election",
-	}},
+		// A meter's or a PLC's object that the device does not have
+		// (DLMS OBJECT_UNAVAILABLE): the address is wrong, not the device.
+	}, unless: []string{" object unavailable"}},
 	tServer: {kind: kServer, phrases: []string{
 		" internal error", " internal server", " server error", " unexpected error",
 		" something went wrong", " bad gateway", " upstream", " backend error",
