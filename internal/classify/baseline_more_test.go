@@ -324,6 +324,11 @@ var moreCases = []errCase{
 	// Not "unavailable" as a wait: with nothing else recognised, the
 	// documented default, which is never retryable.
 	{name: "a meter object it does not have", msg: "GET failed: DataAccessResult OBJECT_UNAVAILABLE for 1.0.99.1.0.255", class: rel, code: tra, rule: "baseline/default"},
+	{name: "a room that needs its password", msg: "room.connectionError.passwordRequired", class: gov, code: auth},
+	{name: "a plug-in the machine lacks", msg: "Failed to load plugin 'Vintage Reverb': the plugin could not be found on this computer.", class: gov, code: act},
+	{name: "a worker pool with none started", msg: "Cannot run job: the runner pool 'ci' has no agents running. Start at least one agent and try again.", class: gov, code: act},
+	{name: "a channel for members only", msg: "chat.joinError.membersOnly", class: gov, code: perm},
+	{name: "a stream name taken beside a thread errno", msg: "publish error code=2017(StreamTaken)(Stream already exists) : acquire_publish() [src/app/conn.cpp:812][errno=11]", class: cap, code: inv},
 	{name: "a video removed on a copyright claim", msg: "This track was taken down after a copyright claim by the rights holder.", class: gov, code: pol},
 	{name: "a site in lockdown", http: i32(423), msg: "Door cannot be opened: a lockdown is active for this building.", class: gov, code: pol},
 	{name: "a mission through restricted airspace", msg: "Flight plan rejected: route crosses restricted airspace near the airport.", class: gov, code: pol},

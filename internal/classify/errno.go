@@ -72,6 +72,9 @@ var winErrors = map[int]string{
 // deniedWords tells an access refusal in a message.
 var deniedWords = newFoldSet(false, "denied")
 
+// conflictWords name a conflict that decides over a number in a trace.
+var conflictWords = newFoldSet(false, "already exists")
+
 // errnoNumberRe finds errno numbers as Python, Rust and Windows print them;
 // every match has one of errnoNumberWords.
 var (
@@ -127,6 +130,12 @@ func (s *signals) errnoKind() (kind, bool) {
 		rest = after
 	}
 	if !errnoNumberWords.in(msg) {
+		return kNone, false
+	}
+	// A number in a trace is the thread's last errno, not always the
+	// cause: where the message names a conflict ("stream already exists
+	// or busy" beside "[errno=11]"), the words decide.
+	if conflictWords.in(msg) {
 		return kNone, false
 	}
 	if m := errnoNumberRe.FindStringSubmatch(msg); m != nil {

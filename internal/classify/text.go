@@ -96,6 +96,13 @@ var textSets = [setCount]phraseSet{
 		// state, which the caller's input decides: no person is asked.
 		unless: []string{" ready to be confirmed"}},
 	tSetup: {kind: kSetup, phrases: []string{
+		// A plug-in the host expects and the machine lacks: someone
+		// installs it (docs/classification.md, "A person must act").
+		" failed to load plugin", " failed to load plug in", " could not load plugin",
+		" plugin could not be found", " plug in could not be found", " plugin not installed",
+		" plugin is not installed", " plugin not found",
+		// A pool of workers or agents that someone has to start first.
+		" start at least one", " has no agents running", " no agents are running",
 		" has not been used in project", " it is disabled", " enable it by visiting",
 		" api has not been enabled", " api is not enabled", " service disabled",
 		" service is disabled", " is disabled for this project", " not enabled for this project",
@@ -249,7 +256,7 @@ var textSets = [setCount]phraseSet{
 	}, unless: []string{" already being used", " token is locked", " conflict between", " conflicts between", " unlock your", " unlock it", " unlock the", " wallet is locked", " device is locked", " screen is locked"}},
 	tAuth: {kind: kAuth, phrases: []string{
 		" unauthenticated", " unlock your wallet", " wallet is locked", " not authenticated", " must be logged in", " must be authenticated",
-		" invalid login", " password not accepted", " authentication unsuccessful",
+		" invalid login", " password not accepted", " authentication unsuccessful", " password required",
 		" authentication required", " authentication is required", " authentication failed",
 		" authentication failure", " authentication error", " authentication credentials",
 		" authentication token", " auth required", " auth failed", " invalid credentials",
@@ -355,6 +362,7 @@ var textSets = [setCount]phraseSet{
 		// An action an agent framework does not have.
 		re(` action(?: [a-z0-9]+){1,3} (?:don t|doesn t|does not) exist\b`)}},
 	tPermission: {kind: kPermission, phrases: []string{
+		" members only", " only for members", " only members can",
 		" permission denied", " permissions denied", " access denied", " access is denied",
 		" access forbidden", " forbidden", " not authorized to", " not authorised to",
 		" is not authorized", " are not authorized", " unauthorized to", " not permitted",

@@ -140,6 +140,11 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Palvelu on tilapäisesti poissa käytöstä. Yritä myöhemmin uudelleen.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-nordic-cs-hu-ro"},
 		{msg: "Tjänsten är tillfälligt otillgänglig, försök igen senare.", http: status(500), class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-nordic-cs-hu-ro"},
 		{msg: "Failed to open serial port: /dev/ttyACM1 is already in use by another process", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.serial-port-in-use"},
+		{msg: "Cannot start playback: the ASIO device 'UMC204HD' is in use by another application", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.audio-device-in-use"},
+		{msg: "Du har ikke tillatelse til å slette denne filen.", http: status(400), class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.permission-north"},
+		{msg: "Tjenesten begrenser forespørsler akkurat nå.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.rate-limit-nordic"},
+		{msg: "Opplastingen feilet: lagringskvoten for kontoen er brukt opp.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.storage-full-eu"},
+		{msg: "De koppeling is verlopen. Autoriseer de app opnieuw in de instellingen.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.session-expired-eu"},
 		{msg: "Too many OTP attempts. Please request a new one.", http: status(429), class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.wrong-pin"},
 		// A lock-out of the account that says when it ends is a wait.
 		{msg: "Too many attempts for this account, try again in 15 minutes", http: status(429), class: classify.Reliability, code: classify.CodeRetryableTransient},
