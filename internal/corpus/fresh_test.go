@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 87.9
-	freshFloorCode                = 80.9
-	freshFloorPermanentRetryable  = 2.16
-	freshFloorTransientNotRetried = 1.08
+	freshFloorClass               = 91.7
+	freshFloorCode                = 84.5
+	freshFloorPermanentRetryable  = 0.27
+	freshFloorTransientNotRetried = 1.88
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
