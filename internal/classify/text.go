@@ -205,6 +205,7 @@ var textSets = [setCount]phraseSet{
 		" resources exhausted", " too many concurrent", " concurrency limit",
 		" concurrent requests", " concurrent request limit", " requests limit", " calls per ",
 		" exceeded the rate", " enhance your calm", " too many attempts", " too many calls",
+		" request too frequent", " requests too frequent", " too frequently",
 		" over qps", " qps limit", " qps exceeded", " exceeded qps", " exceeds qps", " queries per second",
 		// Rate-limit headers or metadata beside another error report the
 		// budget left, not that it ran out.
@@ -251,9 +252,10 @@ var textSets = [setCount]phraseSet{
 		" lock is already taken", " lock already taken", " lock is held by", " lock held by",
 		// Two requirements that conflict (a dependency graph's "version
 		// conflict between a 1.2 and a 1.3") never heal by waiting.
-		// A wallet, device or screen that is locked waits for its owner to
-		// unlock it, not for another writer to finish.
-	}, unless: []string{" already being used", " token is locked", " conflict between", " conflicts between", " unlock your", " unlock it", " unlock the", " wallet is locked", " device is locked", " screen is locked"}},
+		// A wallet, device, screen or accounting period that is locked,
+		// or one the message says to unlock, waits for its owner to unlock
+		// it, not for another writer to finish.
+	}, unless: []string{" already being used", " token is locked", " conflict between", " conflicts between", " unlock ", " wallet is locked", " device is locked", " screen is locked"}},
 	tAuth: {kind: kAuth, phrases: []string{
 		" unauthenticated", " unlock your wallet", " wallet is locked", " not authenticated", " must be logged in", " must be authenticated",
 		" invalid login", " password not accepted", " authentication unsuccessful", " password required",
