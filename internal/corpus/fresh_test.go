@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 91.7
-	freshFloorCode                = 84.5
-	freshFloorPermanentRetryable  = 0.27
-	freshFloorTransientNotRetried = 1.88
+	freshFloorClass               = 86.5
+	freshFloorCode                = 78.7
+	freshFloorPermanentRetryable  = 0.81
+	freshFloorTransientNotRetried = 2.70
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
