@@ -333,6 +333,7 @@ var moreCases = []errCase{
 	{name: "a kernel segfault line", msg: "billingd[3141]: segfault at 0000000000000010 ip 00007f1c2a3b4c5d sp 00007ffe1d2c3b40 error 4 in libbill.so[7f1c2a300000+90000]", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "visual basic error 91", msg: "Run-time error '91': Object variable or With block variable not set", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "a period to unlock", http: i32(400), msg: "Period 2024-07 is locked. Unlock the period to post changes.", class: cap, code: inv},
+	{name: "a budget spent", msg: "payment refused: insufficient budget remaining on this connection", class: gov, code: act},
 	{name: "a video removed on a copyright claim", msg: "This track was taken down after a copyright claim by the rights holder.", class: gov, code: pol},
 	{name: "a site in lockdown", http: i32(423), msg: "Door cannot be opened: a lockdown is active for this building.", class: gov, code: pol},
 	{name: "a mission through restricted airspace", msg: "Flight plan rejected: route crosses restricted airspace near the airport.", class: gov, code: pol},

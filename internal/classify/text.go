@@ -163,7 +163,7 @@ var textSets = [setCount]phraseSet{
 		" card was declined", " card declined", " spending limit", " usage limit", " usage cap",
 		" hard limit", " paid plan", " paid subscription", " pro plan", " premium plan",
 		" enterprise plan", " requires a subscription", " requires an active subscription",
-		" requires a paid", " requires an upgrade", " budget has been exceeded", " budget exceeded",
+		" requires a paid", " requires an upgrade", " budget has been exceeded", " budget exceeded", " insufficient budget",
 		" exceeded your budget", " exceeded the budget", " over budget", " not enough funds",
 		" not enough balance", " balance is too low", " balance too low",
 		" underfunded", " overdrawn", " buying power",
@@ -442,7 +442,9 @@ var textSets = [setCount]phraseSet{
 		" gateway time out",
 		// A browser driver that waited for an element that never appeared
 		// says the page has no such element, whatever the wait was.
-	}, unless: []string{" to be located", " unknownobjectexception", " nosuchelementexception", " no such element"}},
+		// WebAuthn's NotAllowedError says a timeout or a refusal alike: the
+		// person did not complete the ceremony.
+	}, unless: []string{" to be located", " unknownobjectexception", " nosuchelementexception", " no such element", " or was not allowed"}},
 	tNetwork: {kind: kNetwork, phrases: []string{
 		" econnreset", " connection reset", " reset by peer", " broken pipe", " epipe",
 		" econnaborted", " connection aborted", " connection closed", " connection was closed",

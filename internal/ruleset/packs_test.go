@@ -147,6 +147,7 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "De koppeling is verlopen. Autoriseer de app opnieuw in de instellingen.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.session-expired-eu"},
 		{msg: "No se pudo enviar: el número está en la lista negra del operador.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.blocklist"},
 		{msg: "Licenze insufficienti per aggiungere un nuovo utente.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.balance-eu3"},
+		{msg: "{\"code\":503,\"error\":\"This workspace is suspended. Please contact support.\"}", http: status(503), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-more.disabled-contact-support"},
 		{msg: "Too many OTP attempts. Please request a new one.", http: status(429), class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.wrong-pin"},
 		// A lock-out of the account that says when it ends is a wait.
 		{msg: "Too many attempts for this account, try again in 15 minutes", http: status(429), class: classify.Reliability, code: classify.CodeRetryableTransient},
