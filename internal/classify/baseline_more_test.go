@@ -340,4 +340,10 @@ var moreCases = []errCase{
 	{name: "a controller that did not respond", idempotent: true, msg: "The flight controller did not respond to the parameter request.", class: rel, code: tra, retryable: true},
 	{name: "a radio link losing packets", idempotent: true, msg: "link error: too many packets lost on radio channel 80", class: rel, code: tra, retryable: true},
 	{name: "500 for a port already allocated", http: i32(500), msg: "500 Server Error: Internal Server Error (\"Bind for 0.0.0.0:9090 failed: port is already allocated\")", class: cap, code: inv, rule: "baseline/http-status-text"},
+	// Written after the ninth fresh batch of 2026-12-04.
+	{name: "engine to start", msg: "Engine 'fr-en' is not running. Please start the engine and try again.", class: gov, code: act, rule: "baseline/message-text"},
+	{name: "lock not held", http: i32(403), msg: "403 Forbidden: job is not locked by your token", class: gov, code: perm, rule: "baseline/http-status"},
+	{name: "approvals pending", http: i32(409), msg: "Contract cannot be sent: 3 approvals are still pending.", class: gov, code: act, rule: "baseline/http-status-text"},
+	{name: "explicit wait before next", http: i32(400), msg: "Code already sent. Please wait 60 seconds before requesting another code.", class: rel, code: tra, retryable: true, delay: 60, rule: "baseline/http-status-text"},
+	{name: "ethical wall", http: i32(403), msg: "Access to workspace blocked by ethical wall 'Matter 1123'.", class: gov, code: pol, rule: "baseline/http-status-text"},
 }

@@ -76,7 +76,8 @@ var textSets = [setCount]phraseSet{
 		" awaiting confirmation", " requires confirmation", " confirmation required",
 		" confirmation is required", " needs confirmation", " need confirmation",
 		" requires approval", " approval required", " approval is required", " needs approval",
-		" need approval", " pending approval", " awaiting approval", " must be approved",
+		" need approval", " pending approval", " approvals are still pending", " approval is still pending",
+		" approvals are pending", " approval is pending", " awaiting approval", " must be approved",
 		" must be confirmed", " please confirm", " explicit confirmation", " explicitly confirm",
 		" user confirmation", " human approval", " consent required", " consent is required",
 		" requires consent", " interaction required", " requires user interaction",
@@ -101,8 +102,9 @@ var textSets = [setCount]phraseSet{
 		" failed to load plugin", " failed to load plug in", " could not load plugin",
 		" plugin could not be found", " plug in could not be found", " plugin not installed",
 		" plugin is not installed", " plugin not found",
-		// A pool of workers or agents that someone has to start first.
-		" start at least one", " has no agents running", " no agents are running",
+		// A pool of workers or agents, or an engine, that someone has to
+		// start first ("is not running. Please start the engine").
+		" start at least one", " please start the", " has no agents running", " no agents are running",
 		" has not been used in project", " it is disabled", " enable it by visiting",
 		" api has not been enabled", " api is not enabled", " service disabled",
 		" service is disabled", " is disabled for this project", " not enabled for this project",
@@ -211,6 +213,10 @@ var textSets = [setCount]phraseSet{
 		// budget left, not that it ran out.
 		// A solver that gave up on one step after its own attempts, and a
 		// query over a per-query byte limit, are no rate a wait refills.
+		// A wait the message counts out before the next request ("please
+		// wait 180 seconds before requesting a new OTP") is a window.
+	}, patterns: []*regexp.Regexp{
+		re(` wait(?: for)? [0-9]+ (?:more )?(?:seconds?|secs?|minutes?|mins?) before `),
 	}, unless: []string{" ratelimit remaining", " ratelimit limit", " ratelimit reset", " rate limit remaining",
 		" for this increment", " bytes limit"}},
 	tOverloaded: {kind: kOverloaded, phrases: []string{
@@ -255,7 +261,7 @@ var textSets = [setCount]phraseSet{
 		// A wallet, device, screen or accounting period that is locked,
 		// or one the message says to unlock, waits for its owner to unlock
 		// it, not for another writer to finish.
-	}, unless: []string{" already being used", " token is locked", " conflict between", " conflicts between", " unlock ", " wallet is locked", " device is locked", " screen is locked"}},
+	}, unless: []string{" already being used", " token is locked", " conflict between", " conflicts between", " unlock ", " not locked by", " wallet is locked", " device is locked", " screen is locked"}},
 	tAuth: {kind: kAuth, phrases: []string{
 		" unauthenticated", " unlock your wallet", " wallet is locked", " not authenticated", " must be logged in", " must be authenticated",
 		" invalid login", " password not accepted", " authentication unsuccessful", " password required",
@@ -332,7 +338,7 @@ var textSets = [setCount]phraseSet{
 		" policy prohibits", " not permitted by", " against policy", " against our policy",
 		" blocklist", " blacklist", " denylist", " deny list", " block list",
 		" community guidelines", " content guidelines", " spam", " compliance policy",
-		" compliance rules", " for compliance reasons", " copyrighted", " copyright infringement",
+		" compliance rules", " for compliance reasons", " ethical wall", " copyrighted", " copyright infringement",
 		" copyright violation", " copyright claim",
 		// A place or an airspace closed by its owner's rule.
 		" lockdown is active", " in lockdown", " no fly zone", " restricted airspace",
@@ -435,7 +441,7 @@ var textSets = [setCount]phraseSet{
 		patterns: []*regexp.Regexp{re(` connection to(?: [a-z0-9]+){1,6} refused\b`)}},
 	tTimeout: {kind: kTimeout, phrases: []string{
 		" timed out", " timeout ", " timeouts", " time out", " deadline exceeded", " deadline has elapsed",
-		" deadline expired", " etimedout", " esockettimedout", " took too long",
+		" deadline expired", " etimedout", " esockettimedout", " took too long", " took longer than",
 		" did not respond in time", " did not respond to", " did not complete in time", " no response from",
 		" i o timeout", " canceling statement due to", " statement timeout", " query timeout",
 		" timeout of ", " exceeded the timeout", " request timeout", " gateway timeout",

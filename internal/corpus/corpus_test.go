@@ -54,7 +54,7 @@ var crossValidated = sync.OnceValue(func() (cv struct {
 // told to retry at 1 %, transient errors not retried at 4 %.
 const (
 	floorClass               = 92.0
-	floorCode                = 84.9
+	floorCode                = 85.0
 	floorPermanentRetryable  = 1.0
 	floorTransientNotRetried = 4.0
 )
