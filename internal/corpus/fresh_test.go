@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 89.9
-	freshFloorCode                = 82.7
-	freshFloorPermanentRetryable  = 0.87
-	freshFloorTransientNotRetried = 2.31
+	freshFloorClass               = 93.5
+	freshFloorCode                = 85.7
+	freshFloorPermanentRetryable  = 0.82
+	freshFloorTransientNotRetried = 1.09
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
