@@ -3,6 +3,7 @@ package mcpfailure_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -222,10 +223,17 @@ func TestBounds(t *testing.T) {
 	t.Run("cancelled while waiting", func(t *testing.T) {
 		t.Parallel()
 		_, ts, cs := setupDispatch(t, "memory")
-		d := newDispatcher(t, cs, mcpfailure.DispatcherConfig{Trusted: true})
 		ctx, cancel := context.WithCancel(t.Context())
-		time.AfterFunc(100*time.Millisecond, cancel)
-		start := time.Now()
+		// Cancel when the dispatcher says it will wait to retry, not after
+		// a fixed time: on a loaded machine the first call alone can take
+		// longer than any fixed time, and the cancellation would then end
+		// the call instead of the wait.
+		var cancelled time.Time
+		d := newDispatcher(t, cs, mcpfailure.DispatcherConfig{Trusted: true,
+			Logger: slog.New(onMessage{msg: "toolfailure: retrying tool call", do: func() {
+				cancelled = time.Now()
+				cancel()
+			}})})
 		res, rep, err := d.CallTool(ctx, &mcp.CallToolParams{Name: "self_tagged"})
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want context.Canceled", err)
@@ -233,14 +241,36 @@ func TestBounds(t *testing.T) {
 		if res == nil || !res.IsError || rep.Action != mcpfailure.ActionStopped {
 			t.Errorf("want the last failed result and a stop; got res %v, report %+v", res, rep)
 		}
-		if elapsed := time.Since(start); elapsed >= selfTaggedDelay {
-			t.Errorf("cancellation took effect after %v", elapsed)
+		// The wait before the retry is at least selfTaggedDelay: a return
+		// sooner after the cancellation than that did not sit it out.
+		if cancelled.IsZero() {
+			t.Fatal("the dispatcher never said it would wait to retry")
+		}
+		if after := time.Since(cancelled); after >= selfTaggedDelay {
+			t.Errorf("cancellation took effect %v after it was made", after)
 		}
 		if n := len(ts.callTimes("self_tagged")); n != 1 {
 			t.Errorf("%d calls, want 1", n)
 		}
 	})
 }
+
+// onMessage is a slog.Handler that calls do whenever a record with the
+// message msg is logged, at any level.
+type onMessage struct {
+	msg string
+	do  func()
+}
+
+func (h onMessage) Enabled(context.Context, slog.Level) bool { return true }
+func (h onMessage) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == h.msg {
+		h.do()
+	}
+	return nil
+}
+func (h onMessage) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h onMessage) WithGroup(string) slog.Handler      { return h }
 
 // TestProtocolErrors checks that JSON-RPC errors get the same decision as
 // tool results: a rate limit with a delay is retried (for an idempotent
