@@ -345,5 +345,9 @@ var moreCases = []errCase{
 	{name: "lock not held", http: i32(403), msg: "403 Forbidden: job is not locked by your token", class: gov, code: perm, rule: "baseline/http-status"},
 	{name: "approvals pending", http: i32(409), msg: "Contract cannot be sent: 3 approvals are still pending.", class: gov, code: act, rule: "baseline/http-status-text"},
 	{name: "explicit wait before next", http: i32(400), msg: "Code already sent. Please wait 60 seconds before requesting another code.", class: rel, code: tra, retryable: true, delay: 60, rule: "baseline/http-status-text"},
+	{name: "token lacks a scope", http: i32(403), msg: "Access denied: token is missing required scope 'fields:write'", class: gov, code: perm, rule: "baseline/http-status"},
+	{name: "did not respond within", msg: "Worker \"ocr\" did not respond within 300 seconds; job returned to the queue.", idempotent: true, class: rel, code: tra, retryable: true, rule: "baseline/message-text"},
+	{name: "allow list on an api key", http: i32(403), msg: "Requests from IP 198.51.100.7 are not allowed for this API key.", class: gov, code: perm, rule: "baseline/http-status"},
+	{name: "null pointer in brackets", msg: "System error (NullPointerException)", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "ethical wall", http: i32(403), msg: "Access to workspace blocked by ethical wall 'Matter 1123'.", class: gov, code: pol, rule: "baseline/http-status-text"},
 }

@@ -37,15 +37,16 @@ var defectTypes = map[string]bool{
 // defectText finds the same evidence in a message or a stack trace: a
 // defect type at the start of a line (the last line of a Python or Node
 // trace, a Java trace's first), a runtime's own wording of a bug, a panic.
-// A type may follow white space, a colon, a quote or an HL7 field or
+// A type may follow white space, a colon, a quote, an opening bracket
+// ("System error (NullPointerException)") or an HL7 field or
 // component separator (| and ^), which is how an interface engine's
 // acknowledgement carries the exception of its own code.
-var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exception in thread "[^"]*" )|[\s:"'：|^]|\\n)(?:` +
+var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exception in thread "[^"]*" )|[\s:"'：|^(]|\\n)(?:` +
 	`(?:builtins\.)?(?:ZeroDivisionError|KeyError|AttributeError|IndexError|NameError|UnboundLocalError|RecursionError|NoMethodError): ` +
 	`|(?:java\.lang\.|kotlin\.)?(?:(?:Kotlin)?NullPointerException|ClassCastException|ArrayIndexOutOfBoundsException|StringIndexOutOfBoundsException|ArithmeticException|UninitializedPropertyAccessException)\b` +
 	`|java\.util\.ConcurrentModificationException\b` +
 	`|java\.lang\.AssertionError\b` +
-	`|System\.(?:NullReferenceException|InvalidCastException|IndexOutOfRangeException|DivideByZeroException|Collections\.Generic\.KeyNotFoundException)\b` +
+	`|(?:System\.)?(?:NullReferenceException|InvalidCastException|IndexOutOfRangeException|DivideByZeroException|Collections\.Generic\.KeyNotFoundException)\b` +
 	`|ReferenceError: [\w$.]+ is not defined` +
 	`)` +
 	`|Cannot read propert(?:y|ies) (?:'[^']*' )?of (?:undefined|null)` +
@@ -74,7 +75,7 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|개체 참조가 개체의 인스턴스로 설정되지 않았습니다` +
 	`|Odwołanie do obiektu nie zostało ustawione na wystąpienie obiektu` +
 	`|Nesne başvurusu bir nesnenin örneğine ayarlanmadı` +
-	`|De objectverwijzing is niet op een exemplaar` +
+	`|[Oo]bjectverwijzing is niet op een exemplaar` +
 	`|Odkaz na objekt nebyl nastaven na instanci` +
 	`|Objektreferensen har inte angetts till en instans` +
 	`|Tham chiếu đối tượng không được đặt thành` +
@@ -177,7 +178,7 @@ var defectWords = words("Unexpected error fetching ", "segfault at ", "With bloc
 	"Objektverweis", "référence d'objet", "Referencia a objeto", "Riferimento a un oggetto", "Referência de objeto",
 	"Ссылка на объект", "未将对象引用", "並未將物件參考", "オブジェクト参照", "개체 참조", "Odwołanie do obiektu",
 	"Nesne başvurusu", "Segmentation fault", "segmentation violation", "SIGSEGV", "(SEGV)", "(core dumped)",
-	"Erreur de programmation", "Programmierfehler", "rror de programación", "De objectverwijzing", "Odkaz na objekt",
+	"Erreur de programmation", "Programmierfehler", "rror de programación", "bjectverwijzing", "Odkaz na objekt",
 	"Objektreferensen", "Tham chiếu đối tượng", "Speicherzugriffsfehler", "Erreur de segmentation", "Violación de segmento",
 	"Errore di segmentazione", "Falha de segmentação", "Ошибка сегментирования", "セグメンテーション違反", "段错误",
 	"세그멘테이션 오류", "Naruszenie ochrony pamięci", "Segmentatiefout", "Segmenteringsfel", "Zugriffsverletzung",

@@ -317,7 +317,8 @@ var textSets = [setCount]phraseSet{
 		re(` missing (?:[a-z0-9]+ ){1,2}(?:token|api key)\b`),
 		re(` token must not be (?:blank|empty)\b`),
 		re(` passphrase(?: [a-z0-9]+){0,10} (?:is )?(?:incorrect|wrong|invalid)\b`),
-	}, unless: []string{" page token", " continuation token", " next token", " pagination token", " sync token", " csrf token"}},
+		// A token that lacks a scope was accepted: permission, not sign-in.
+	}, unless: []string{" page token", " continuation token", " next token", " pagination token", " sync token", " csrf token", " missing required scope", " is missing scope"}},
 	tPolicy: {kind: kPolicy, phrases: []string{
 		" content policy", " content filter", " content management policy", " content moderation",
 		" moderation", " safety system", " safety filter", " safety policy", " safety settings",
@@ -349,7 +350,13 @@ var textSets = [setCount]phraseSet{
 		" ip address is not allowed", " client address is not authorized", " invalid request ip",
 	}, patterns: []*regexp.Regexp{
 		re(` ip(?: [a-z0-9]+){1,8} (?:is )?not (?:allowed|authori[sz]ed|whitelisted|permitted)\b`),
-	}, unless: []string{" by the user", " blocked by user", " user blocked", " user has blocked", " blocked you"}},
+		// An allow list kept on an API key or client is that key's
+		// permission (docs/classification.md, Permission), not a network rule.
+	}, unless: []string{" by the user", " blocked by user", " user blocked", " user has blocked", " blocked you",
+		" for this api key", " for this api client",
+		// A publisher's embargo on a record is a date field, not a trade
+		// embargo.
+		" embargo release date", " embargo date", " embargo period", " embargoed until"}},
 	tUnsupportedStrong: {kind: kUnsupported, phrases: []string{
 		" method not allowed", " not implemented", " unimplemented", " unknown method",
 		" method not found", " no such method", " unknown tool", " tool not found", " no such tool",
@@ -442,7 +449,7 @@ var textSets = [setCount]phraseSet{
 	tTimeout: {kind: kTimeout, phrases: []string{
 		" timed out", " timeout ", " timeouts", " time out", " deadline exceeded", " deadline has elapsed",
 		" deadline expired", " etimedout", " esockettimedout", " took too long", " took longer than",
-		" did not respond in time", " did not respond to", " did not complete in time", " no response from",
+		" did not respond in time", " did not respond to", " did not respond within", " did not complete in time", " no response from",
 		" i o timeout", " canceling statement due to", " statement timeout", " query timeout",
 		" timeout of ", " exceeded the timeout", " request timeout", " gateway timeout",
 		" gateway time out",

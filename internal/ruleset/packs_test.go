@@ -162,7 +162,19 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "O CEP informado está fora da área de entrega.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area"},
 		{msg: "The appointment slot you selected is already booked.", http: status(409), class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.slot-taken"},
 		{msg: "Ce créneau n'est plus disponible, veuillez en choisir un autre.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.slot-taken"},
+		{msg: "Import failed: your workspace exceeds the limit of 500 records on the Free plan. Upgrade to continue.", class: classify.Governance, code: classify.CodeUserActionRequired},
 		{msg: "Tracker 8841 has not reported for 2 days; commands are queued until the unit comes online.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline"},
+		// Written after the tenth fresh batch of 2026-12-04.
+		{msg: "De export loopt nog. Probeer het over een paar minuten opnieuw.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
+		{msg: "現在はサービス時間外です。8:00以降に再度お試しください。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
+		{msg: "Der Datensatz wird gerade von Benutzer „kmeier“ bearbeitet.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
+		{msg: "Zahlung abgelehnt: Betrugsverdacht.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.card-fraud"},
+		{msg: "Sorry, that address is outside of this store's delivery area.", http: status(422), class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area"},
+		// A generic "unexpected error" that names a defect is the defect.
+		{msg: "Unerwarteter Fehler: NullReferenceException in OrderViewModel.", class: classify.Capability, code: classify.CodeInternalError},
+		{msg: "システムエラーが発生しました。(NullPointerException)", class: classify.Capability, code: classify.CodeInternalError},
+		{msg: "Objectverwijzing is niet op een exemplaar van een object ingesteld.", http: status(500), class: classify.Capability, code: classify.CodeInternalError},
+		{msg: "Embargo release date must be a future date", http: status(422), class: classify.Capability, code: classify.CodeInvalidInput},
 		{msg: "Too many OTP attempts. Please request a new one.", http: status(429), class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.wrong-pin"},
 		// A lock-out of the account that says when it ends is a wait.
 		{msg: "Too many attempts for this account, try again in 15 minutes", http: status(429), class: classify.Reliability, code: classify.CodeRetryableTransient},
