@@ -349,5 +349,9 @@ var moreCases = []errCase{
 	{name: "did not respond within", msg: "Worker \"ocr\" did not respond within 300 seconds; job returned to the queue.", idempotent: true, class: rel, code: tra, retryable: true, rule: "baseline/message-text"},
 	{name: "allow list on an api key", http: i32(403), msg: "Requests from IP 198.51.100.7 are not allowed for this API key.", class: gov, code: perm, rule: "baseline/http-status"},
 	{name: "null pointer in brackets", msg: "System error (NullPointerException)", class: cap, code: ierr, rule: "baseline/programming-error"},
+	// "Try again" after an instruction to repair the input is no evidence
+	// of a passing failure: nothing recognises the rest, so no retry.
+	{name: "repair and try again", msg: "Unable to export: the part has 12 open edges. Repair the geometry and try again.", class: rel, code: tra, rule: "baseline/default"},
+	{name: "client not responding", msg: "Disconnected: client not responding", idempotent: true, class: rel, code: tra, retryable: true, rule: "baseline/message-text"},
 	{name: "ethical wall", http: i32(403), msg: "Access to workspace blocked by ethical wall 'Matter 1123'.", class: gov, code: pol, rule: "baseline/http-status-text"},
 }

