@@ -353,5 +353,8 @@ var moreCases = []errCase{
 	// of a passing failure: nothing recognises the rest, so no retry.
 	{name: "repair and try again", msg: "Unable to export: the part has 12 open edges. Repair the geometry and try again.", class: rel, code: tra, rule: "baseline/default"},
 	{name: "client not responding", msg: "Disconnected: client not responding", idempotent: true, class: rel, code: tra, retryable: true, rule: "baseline/message-text"},
+	{name: "checked out by another user", http: i32(409), msg: "Drawing D-12 is checked out by mlee and cannot be edited until it is checked in.", class: rel, code: tra, retryable: true, rule: "baseline/http-status-text"},
+	{name: "not acknowledged within", msg: "Command to controller 4 not acknowledged within 3000 ms", idempotent: true, class: rel, code: tra, retryable: true, rule: "baseline/message-text"},
+	{name: "otp expired", http: i32(200), msg: "OTP has expired. Please regenerate OTP and try again.", class: gov, code: act, rule: "baseline/http-status-text"},
 	{name: "ethical wall", http: i32(403), msg: "Access to workspace blocked by ethical wall 'Matter 1123'.", class: gov, code: pol, rule: "baseline/http-status-text"},
 }

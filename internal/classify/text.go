@@ -87,6 +87,8 @@ var textSets = [setCount]phraseSet{
 		" approval needed", " awaiting user", " requires the user to confirm", " user must confirm",
 		" confirm the action", " confirm that you want", " confirm before", " requires action",
 		" waiting for user", " captcha", " human verification",
+		// A one-time code that expired: the person asks for a new one.
+		" otp has expired", " otp expired", " otp is expired",
 		// A question put to the user that went unanswered is theirs to
 		// answer, not a timeout to retry.
 		" no response from the user", " no response from user", " user did not respond", " user failed to respond",
@@ -256,6 +258,8 @@ var textSets = [setCount]phraseSet{
 		" being deleted", " being created", " is already being", " are already being",
 		" aborted by conflict", " aborted due to conflict", " aborted due to a conflict",
 		" lock is already taken", " lock already taken", " lock is held by", " lock held by",
+		// A document another user has checked out is free once checked in.
+		" is checked out by", " checked out to another user",
 		// Two requirements that conflict (a dependency graph's "version
 		// conflict between a 1.2 and a 1.3") never heal by waiting.
 		// A wallet, device, screen or accounting period that is locked,
@@ -439,6 +443,9 @@ var textSets = [setCount]phraseSet{
 		// cause that follows is what failed, and it does not heal by waiting.
 	}, unless: []string{" not authorised", " not authorized", " bad user name or password", " bad username or password",
 		" not found", " not initialized", " not been initialized", " banned",
+		// A probe, debugger or emulator picked by its serial number that
+		// is not attached is missing, not a network failure.
+		" with serial number",
 		// A server's rule that rejects this client, or a browser that
 		// will not start as root: configuration, not the network.
 		" rejects connection", " running as root",
@@ -449,7 +456,7 @@ var textSets = [setCount]phraseSet{
 	tTimeout: {kind: kTimeout, phrases: []string{
 		" timed out", " timeout ", " timeouts", " time out", " deadline exceeded", " deadline has elapsed",
 		" deadline expired", " etimedout", " esockettimedout", " took too long", " took longer than",
-		" did not respond in time", " did not respond to", " did not respond within", " did not complete in time", " no response from",
+		" did not respond in time", " did not respond to", " did not respond within", " not acknowledged within", " did not complete in time", " no response from",
 		" i o timeout", " canceling statement due to", " statement timeout", " query timeout",
 		" timeout of ", " exceeded the timeout", " request timeout", " gateway timeout",
 		" gateway time out",

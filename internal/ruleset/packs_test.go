@@ -180,6 +180,12 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "カメラが見つかりません。USBケーブルでカメラを接続してください。", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.connect-device"},
 		{msg: "Could not open the output device: it is used in exclusive mode by another application.", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.audio-device-in-use"},
 		{msg: "The library \"Family\" is already open in another instance of PhotoDesk.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.open-in-another-instance"},
+		// Written after the twelfth fresh batch of 2026-12-04.
+		{msg: "Auftrag 88 kann nicht starten: Linie 3 ist durch Auftrag 87 belegt.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
+		{msg: "Die Zeichnung ist von Benutzer „lkrause“ ausgecheckt.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
+		{msg: "Applicant has not yet completed the consent form.", class: classify.Governance, code: classify.CodeUserActionRequired},
+		{msg: "上报失败：API Key 无效或已被删除", http: status(401), class: classify.Governance, code: classify.CodeAuthRequired},
+		{msg: "Vous n'avez pas le droit de supprimer cette facture.", class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.permission-eu"},
 		{msg: "Kommunikationsfehler mit dem Buchungssystem.", http: status(200), class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
 		{msg: "Sie sind in der Warteschlange. Geschätzte Wartezeit: 3 Minuten.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
 		{msg: "Isteklo je vrijeme čekanja na odgovor poslužitelja.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
