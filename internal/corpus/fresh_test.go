@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 90.9
-	freshFloorCode                = 83.3
-	freshFloorPermanentRetryable  = 0.76
-	freshFloorTransientNotRetried = 2.28
+	freshFloorClass               = 89.6
+	freshFloorCode                = 81.9
+	freshFloorPermanentRetryable  = 0.54
+	freshFloorTransientNotRetried = 1.07
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
