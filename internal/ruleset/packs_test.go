@@ -186,6 +186,11 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Applicant has not yet completed the consent form.", class: classify.Governance, code: classify.CodeUserActionRequired},
 		{msg: "上报失败：API Key 无效或已被删除", http: status(401), class: classify.Governance, code: classify.CodeAuthRequired},
 		{msg: "Vous n'avez pas le droit de supprimer cette facture.", class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.permission-eu"},
+		// Written after the thirteenth fresh batch of 2026-12-04.
+		{msg: "The host has disabled account 981; please reach out to the host's support team.", http: status(503), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-more.disabled-contact-support"},
+		{msg: "ご指定の時間は営業時間外のため予約できません。", class: classify.Capability, code: classify.CodeInvalidInput},
+		{msg: "사용자가 많아 접속이 원활하지 않습니다. 잠시만 기다려 주세요.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-ko"},
+		{msg: "The article is locked by user \"jdoe\".", class: classify.Reliability, code: classify.CodeRetryableTransient},
 		{msg: "Kommunikationsfehler mit dem Buchungssystem.", http: status(200), class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
 		{msg: "Sie sind in der Warteschlange. Geschätzte Wartezeit: 3 Minuten.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
 		{msg: "Isteklo je vrijeme čekanja na odgovor poslužitelja.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
