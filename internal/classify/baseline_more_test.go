@@ -228,6 +228,8 @@ var moreCases = []errCase{
 	{name: "json escaped python trace", http: i32(500), msg: `{"detail":"Traceback (most recent call last):\n  File \"/app/main.py\", line 9, in run\nKeyError: 'user'"}`, class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "internal error at source line", msg: "Internal error: check failed in emit_call @ codegen.c:812: expected operand", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "report as a bug", msg: "An internal error has occurred. Please report this as a bug.", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "asks for the crash dump", msg: "Unexpected failure in the renderer. Please send us the crash dump from the logs folder.", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "asks for a file to reproduce in russian", msg: "Произошла непредвиденная ошибка модуля. Пожалуйста, отправьте нам файл проекта для воспроизведения.", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "uppercase bug report", msg: "PLEASE submit a bug report to the project's tracker and include the crash backtrace.", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "linq empty sequence", msg: "System.InvalidOperationException: Sequence contains no elements", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "french programming error", msg: "Erreur de programmation. Condition non respectée: n .le. 27", class: cap, code: ierr, rule: "baseline/programming-error"},

@@ -144,6 +144,9 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|(?i:please) (?:submit|file|send|open) (?:a |an )?(?:full )?bug report` +
 	`|[Pp]lease report (?:this|the) (?:bug|issue) with (?:the )?above output` +
 	`|(?i:please) report (?:this|it) as a bug` +
+	// Or asks for what it needs to reproduce its own crash.
+	`|(?i:please),? send us (?:the |a )?(?:crash (?:report|dump|log)|core dump|(?:pre-?processed|reproducing) (?:file|code))` +
+	`|[Пп]ожалуйста, отправьте нам (?:файл|отч[её]т|дамп)` +
 	// A tool that says what it met is probably its own bug (not "if you
 	// think this is a bug", which every tool prints).
 	`|[Tt]his is (?:probably|likely|most likely) an? (?:[\w-]+ ){0,2}bug\b` +
@@ -185,7 +188,7 @@ var defectWords = words("Unexpected error fetching ", "segfault at ", "With bloc
 	"Violation d'accès", "nterner Compiler-Fehler", "his is probably a", "his is likely a", "his is most likely a",
 	"KeyNotFoundException", "シーケンスに要素", "Die Sequenz enthält", "La séquence ne contient", "La secuencia no contiene",
 	"序列不包含", "Последовательность не содержит", "nternal Compiler Error", "nternal compiler Error", "nternal Compiler error",
-	"non-numeric argument to ")
+	"non-numeric argument to ", "send us ", "отправьте нам ")
 
 // isDefectText is defectText.MatchString behind its literal prefilter.
 func isDefectText(t string) bool {

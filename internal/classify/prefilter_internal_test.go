@@ -276,6 +276,7 @@ func TestWordPrefiltersAreSound(t *testing.T) {
 		"pare-feu", "vom ", "von der ", "blockiert", "aus Sicherheitsgründen ", "Firewall ",
 		"(104,1)", "(12)", "Internal Error", "Internal error", " 200611031", "URW1147", "Fatal error: ", "TypeError",
 		"Please ", "please ", "submit ", "a ", "full ", "bug report", "report the issue", " with ", "above output", "Assertion failed: ",
+		"send us ", "the ", "crash dump", "core dump", "preprocessed file", "Пожалуйста, ", "отправьте нам ", "файл", "дамп",
 	}, foldTokens...)
 	rng := rand.New(rand.NewPCG(9, 10))
 	// A sample under the race detector; scripts/test runs it at full size without it.

@@ -26,6 +26,11 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Beklenmeyen bir hata oluştu", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "server-errors."},
 		{msg: "Interner Fehler bei der Verarbeitung", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "server-errors."},
 		{msg: "数据库错误", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "server-errors."},
+		// ... unless the baseline finds a defect in it, which outranks
+		// every pack: the generic rules keep no list of their own.
+		{msg: "Systemfehler: Der Objektverweis wurde nicht auf eine Objektinstanz festgelegt.", class: classify.Capability, code: classify.CodeInternalError},
+		{msg: "System error: Traceback (most recent call last):\n  File \"app.py\", line 3, in run\nKeyError: 'city'", class: classify.Capability, code: classify.CodeInternalError},
+		{msg: "系统错误: java.lang.NullPointerException at OrderService.java:88", class: classify.Capability, code: classify.CodeInternalError},
 		{msg: "No se pudo conectar con el servicio de pagos", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "server-errors."},
 		{msg: "system error", http: status(403), class: classify.Governance, code: classify.CodePermissionDenied},
 		// Certificates, as localised runtimes word them.
@@ -166,7 +171,9 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Tracker 8841 has not reported for 2 days; commands are queued until the unit comes online.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline"},
 		// Written after the tenth fresh batch of 2026-12-04.
 		{msg: "De export loopt nog. Probeer het over een paar minuten opnieuw.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
-		{msg: "現在はサービス時間外です。8:00以降に再度お試しください。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
+		{msg: "現在はサービス時間外です。8:00以降に再度お試しください。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
+		// The veto for a time the caller chose is the service hours' alone.
+		{msg: "All licenses are currently in use; the requested export could not start.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
 		{msg: "Der Datensatz wird gerade von Benutzer „kmeier“ bearbeitet.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
 		{msg: "Zahlung abgelehnt: Betrugsverdacht.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.card-fraud"},
 		{msg: "Sorry, that address is outside of this store's delivery area.", http: status(422), class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area"},
