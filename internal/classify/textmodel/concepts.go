@@ -48,6 +48,8 @@ const (
 	conceptExists
 	conceptFull
 	conceptConflict
+	conceptSetup
+	conceptContact
 	conceptCount // not a concept: how many there are, plus one
 )
 
@@ -285,6 +287,34 @@ var conceptWords = map[concept][]string{
 		"conflitto", "in uso", "конфликт", "используется", "zablokowany przez", "w użyciu", "çakışma", "kullanımda", "in gebruik", "používá", "används",
 		"xung đột", "đang được sử dụng", "konflik", "sedang digunakan", "تعارض", "قيد الاستخدام", "התנגשות", "در حال استفاده",
 		"冲突", "衝突", "锁定", "鎖定", "被占用", "正在使用", "競合", "ロック", "使用中", "충돌", "잠금", "사용 중",
+	},
+	// A step someone must take on the system before the call can work:
+	// set it up, install, activate, link an account, register.
+	conceptSetup: {
+		"configure", "set up", "setup", "install", "activate", "link your", "connect your", "register", "onboarding",
+		"konfigurier", "einrichten", "richten sie", "installier", "aktivier", "verknüpf", "registrier",
+		"configurez", "configurer", "installez", "installer", "activez", "activer", "paramétr", "associez", "inscri",
+		"configurar", "configure su", "instalar", "instale", "activar", "active su", "vincular", "vincule", "registrar", "regístre",
+		"ativar", "ative", "cadastr", "vinculad", "configurare", "configura", "installare", "installa", "attivare", "attiva", "collega",
+		"настро", "установит", "установите", "активир", "подключит", "зарегистрир", "налашту", "встановіть", "активуй",
+		"skonfiguruj", "zainstaluj", "aktywuj", "zarejestruj", "yapılandır", "kurulum", "yükleyin", "etkinleştir", "kaydol",
+		"configureer", "installeer", "activeer", "instellen", "koppel", "nakonfigurujte", "nainstalujte", "aktivujte",
+		"konfigurera", "installera", "aktivera", "cấu hình", "cài đặt", "kích hoạt", "đăng ký", "konfigurasikan", "instal", "aktifkan", "daftar",
+		"تكوين", "تثبيت", "تفعيل", "إعداد", "قم بتثبيت", "הגדר", "התקן", "הפעל", "پیکربندی", "نصب کنید", "فعال کنید",
+		"配置", "安装", "激活", "开通", "绑定", "設定", "安裝", "開通", "綁定", "启用", "啟用", "注册", "註冊",
+		"インストール", "有効化", "有効にして", "登録して", "連携", "설치", "활성화", "등록", "연동",
+		"कॉन्फ़िगर", "इंस्टॉल", "सक्रिय करें",
+	},
+	// A person to turn to: an administrator, the support desk.
+	conceptContact: {
+		"contact", "administrator", "admin", "support team", "helpdesk", "help desk", "customer service",
+		"kontaktieren", "wenden sie sich", "ihren administrator", "contactez", "contacter", "administrateur", "service client",
+		"póngase en contacto", "contacte", "contacta", "administrador", "soporte", "entre em contato", "fale com", "suporte",
+		"contatta", "contattare", "amministratore", "assistenza", "обратитесь", "свяжитесь", "администратор", "поддержк", "зверніться",
+		"skontaktuj", "iletişime geç", "yönetici", "destek", "neem contact", "beheerder", "kontaktujte", "správce",
+		"kontakta", "liên hệ", "quản trị viên", "hubungi", "admin anda", "اتصل", "تواصل", "مسؤول", "הצור קשר", "צור קשר", "מנהל המערכת",
+		"تماس بگیرید", "مدیر سیستم", "联系", "聯繫", "聯絡", "管理员", "管理員", "客服", "お問い合わせ", "管理者", "サポート", "문의", "관리자", "고객센터",
+		"संपर्क करें", "व्यवस्थापक",
 	},
 }
 

@@ -31,6 +31,10 @@ func TestConceptsAcrossLanguages(t *testing.T) {
 		{"Servicio no disponible temporalmente", conceptUnavailable},
 		{"PermissionDeniedException", conceptDeny},
 		{"too_many_requests", conceptRate},
+		{"Bitte richten Sie zuerst ein Bankkonto ein", conceptSetup},
+		{"请先绑定手机号", conceptSetup},
+		{"Veuillez contacter votre administrateur", conceptContact},
+		{"관리자에게 문의하세요", conceptContact},
 	} {
 		if got := conceptsOf(c.msg); got&(1<<c.want) == 0 {
 			t.Errorf("%q: concepts %b, want the bit of concept %d", c.msg, got, c.want)
