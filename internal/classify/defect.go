@@ -100,7 +100,7 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|panicked at .{0,200}(?:unwrap\(\)` + "`" + ` on an? ` + "`" + `(?:None|Err)|index out of bounds|attempt to (?:divide by zero|subtract with overflow|add with overflow|multiply with overflow))` +
 	`|called ` + "`" + `(?:Option|Result)::unwrap\(\)` + "`" + ` on an? ` + "`" + `(?:None|Err)` +
 	`|Unexpectedly found nil while (?:implicitly )?unwrapping` +
-	`|undefined method ` + "[`']" + `\w+' for nil` +
+	`|undefined method ` + "[`']" + `(?:\w+[?!=]?|\[\]=?|[-+*/<>=!%&|^~]{1,3})' for nil` +
 	`|Call to a member function \w+\(\) on (?:null|bool|array|string|int)` +
 	`|Call to undefined (?:function|method)` +
 	`|maximum recursion depth exceeded` +

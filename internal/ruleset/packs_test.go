@@ -172,6 +172,35 @@ func TestPackFamilies(t *testing.T) {
 		// Written after the tenth fresh batch of 2026-12-04.
 		{msg: "De export loopt nog. Probeer het over een paar minuten opnieuw.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
 		{msg: "現在はサービス時間外です。8:00以降に再度お試しください。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
+		// A wait said as "try after some time".
+		{msg: "Could not reach the registry at the moment. Please try after some time.", http: status(400), class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.not-ready-yet-busy"},
+		{msg: "The one-time code has expired. Please regenerate the OTP and try after some time.", class: classify.Governance, code: classify.CodeUserActionRequired},
+		// A place the service does not serve, in more words and languages.
+		{msg: "Delivery address is not serviceable", http: status(422), class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area-2"},
+		{msg: "We don't currently deliver to this postcode.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area-2"},
+		{msg: "该地址不在配送范围内", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area-2"},
+		{msg: "Adressen dekkes ikke av noen av våre ruter.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area-2"},
+		// A slot already booked, in Danish and Swedish.
+		{msg: "Mødelokalet er allerede booket kl. 10-12.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.slot-taken"},
+		{msg: "Tiden är redan bokad av en annan kund.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.slot-taken"},
+		// An instrument that needs a hand on it.
+		{msg: "Measurement aborted: safety interlock is open.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.physical-step"},
+		{msg: "Wash buffer bottle is empty. Refill it and restart the run.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.physical-step"},
+		{msg: "试剂余量不足，请更换后重新开始。", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.physical-step"},
+		{msg: "サンプル室の扉が開いています。", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.physical-step"},
+		// Copyright or a closure period keeps a work from being served.
+		{msg: "This item is protected by copyright and can be viewed in the reading room only.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.rights-restricted"},
+		{msg: "Das Digitalisat ist urheberrechtlich geschützt.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.rights-restricted"},
+		{msg: "Dzieło chronione prawem autorskim.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.rights-restricted"},
+		// An address allow list, in Korean, Chinese and German.
+		{msg: "허용되지 않은 IP에서 호출했습니다.", class: classify.Governance, code: classify.CodePermissionDenied, family: "access.allow-list"},
+		{msg: "请求IP不在白名单内", class: classify.Governance, code: classify.CodePermissionDenied, family: "access.allow-list"},
+		{msg: "Die IP-Adresse 10.1.2.3 ist nicht freigegeben.", class: classify.Governance, code: classify.CodePermissionDenied, family: "access.allow-list"},
+		// A parameter's range in Chinese is the call's to fix.
+		{msg: "pageSize 参数的最大值为 500", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-intl.invalid-input-zh"},
+		// A credential's ID or a licence that cannot be found is not a
+		// missing item: the not-found rule stands aside.
+		{msg: "AppKey 不存在", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-zh2"},
 		// The veto for a time the caller chose is the service hours' alone.
 		{msg: "All licenses are currently in use; the requested export could not start.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
 		{msg: "Der Datensatz wird gerade von Benutzer „kmeier“ bearbeitet.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
@@ -191,7 +220,7 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Auftrag 88 kann nicht starten: Linie 3 ist durch Auftrag 87 belegt.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
 		{msg: "Die Zeichnung ist von Benutzer „lkrause“ ausgecheckt.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
 		{msg: "Applicant has not yet completed the consent form.", class: classify.Governance, code: classify.CodeUserActionRequired},
-		{msg: "上报失败：API Key 无效或已被删除", http: status(401), class: classify.Governance, code: classify.CodeAuthRequired},
+		{msg: "上报失败：API Key 无效或已被删除", http: status(401), class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-zh2"},
 		{msg: "Vous n'avez pas le droit de supprimer cette facture.", class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.permission-eu"},
 		// Written after the thirteenth fresh batch of 2026-12-04.
 		{msg: "The host has disabled account 981; please reach out to the host's support team.", http: status(503), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-more.disabled-contact-support"},
