@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/omcp/toolfailure/correlation"
 	v1 "github.com/omcp/toolfailure/gen/toolfailure/v1"
 	"github.com/omcp/toolfailure/gen/toolfailure/v1/toolfailurev1connect"
+	"github.com/omcp/toolfailure/internal/servicetest"
 	"github.com/omcp/toolfailure/server"
 	"github.com/omcp/toolfailure/store"
 	"github.com/omcp/toolfailure/store/postgres"
@@ -336,13 +338,18 @@ func TestRulesReachEveryReplica(t *testing.T) {
 func testReplicas(t *testing.T, notified bool) {
 	b := setup(t)
 	ctx := t.Context()
+	// Each replica's log says when its watcher listens: a change made
+	// before then would reach it only by polling.
+	var sinks []*servicetest.LogSink
 	replica := func() string {
 		s, err := postgres.Open(context.Background(), b.dbURL)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = s.Close() })
-		cache := server.NewRuleCache(s, nil)
+		sink := servicetest.NewLogSink()
+		sinks = append(sinks, sink)
+		cache := server.NewRuleCache(s, slog.New(slog.NewJSONHandler(sink, nil)))
 		if notified {
 			runCtx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
@@ -373,7 +380,11 @@ func testReplicas(t *testing.T, notified bool) {
 	if classify(a) == "mail-needs-confirmation" || classify(c) == "mail-needs-confirmation" {
 		t.Fatal("rule in force before it was applied")
 	}
-	time.Sleep(200 * time.Millisecond) // let both watchers listen
+	if notified {
+		for _, sink := range sinks {
+			sink.WaitFor(t, "the watcher listening", func(m map[string]any) bool { return m["msg"] == "rule changes: listening" })
+		}
+	}
 	for round, rule := range []*v1.Rule{confirmRule(), nil} {
 		var err error
 		if rule != nil {
