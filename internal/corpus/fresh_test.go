@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 89.2
-	freshFloorCode                = 82.7
-	freshFloorPermanentRetryable  = 0.27
-	freshFloorTransientNotRetried = 2.97
+	freshFloorClass               = 86.6
+	freshFloorCode                = 77.0
+	freshFloorPermanentRetryable  = 1.10
+	freshFloorTransientNotRetried = 3.83
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
