@@ -175,6 +175,18 @@ func TestPackFamilies(t *testing.T) {
 		// A wait said as "try after some time".
 		{msg: "Could not reach the registry at the moment. Please try after some time.", http: status(400), class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.not-ready-yet-busy"},
 		{msg: "The one-time code has expired. Please regenerate the OTP and try after some time.", class: classify.Governance, code: classify.CodeUserActionRequired},
+		// A person's step, not a wait: a device to put on its charger, a
+		// program to install or start, a payment to make, a prompt the
+		// person did not answer.
+		{msg: "Update paused: the earbuds' battery is below 30%. Place them in the charging case and try again.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.physical-step"},
+		{msg: "Не удалось подключиться к агенту. Установите или запустите программу подписи.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.install-or-start-program"},
+		{msg: "Registration fee is pending. Complete payment from your account wallet to continue.", class: classify.Governance, code: classify.CodeUserActionRequired},
+		{msg: "Payment failed: the customer did not enter the PIN in time.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.person-did-not-answer"},
+		// Waits, sign-ins and rights in languages with few cases.
+		{msg: "Teenus on ajutiselt kättesaamatu.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-baltic"},
+		{msg: "Lūdzu, mēģiniet vēlāk.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-baltic"},
+		{msg: "Sesija je potekla. Prijavite se znova.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-more"},
+		{msg: "Jums nav tiesību skatīt šo dokumentu.", class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.permission-more-2"},
 		// A place the service does not serve, in more words and languages.
 		{msg: "Delivery address is not serviceable", http: status(422), class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area-2"},
 		{msg: "We don't currently deliver to this postcode.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area-2"},
