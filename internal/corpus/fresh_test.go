@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 86.6
-	freshFloorCode                = 77.0
-	freshFloorPermanentRetryable  = 1.10
-	freshFloorTransientNotRetried = 3.83
+	freshFloorClass               = 86.9
+	freshFloorCode                = 77.3
+	freshFloorPermanentRetryable  = 1.60
+	freshFloorTransientNotRetried = 1.92
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
