@@ -229,6 +229,7 @@ var moreCases = []errCase{
 	{name: "internal error at source line", msg: "Internal error: check failed in emit_call @ codegen.c:812: expected operand", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "report as a bug", msg: "An internal error has occurred. Please report this as a bug.", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "instrument communication error", msg: "Communication error with instrument (COM3): no response.", class: rel, code: tra, idempotent: true, retryable: true},
+	{name: "dotnet index message in a soap fault", http: i32(500), msg: "soap:Server: Server was unable to process request. ---> Index was outside the bounds of the array.", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "ruby index on nil", msg: "undefined method `[]' for nil:NilClass", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "ruby operator on nil", msg: "NoMethodError: undefined method `+' for nil", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "asks for the crash dump", msg: "Unexpected failure in the renderer. Please send us the crash dump from the logs folder.", class: cap, code: ierr, rule: "baseline/programming-error"},

@@ -54,6 +54,8 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|TypeError: [\w$.\[\]()]+ is not a function` +
 	`|TypeError: (?:unsupported operand type|'NoneType' object|'\w+' object is not (?:subscriptable|callable|iterable)|can only concatenate)` +
 	`|Object reference not set to an instance of an object` +
+	// .NET's own message for an index past an array's end.
+	`|Index was outside the bounds of the array` +
 	// R's own words for arithmetic on a value of the wrong type.
 	`|non-numeric argument to (?:binary operator|mathematical function)` +
 	// The JVM's own messages for an index past the end and a bad cast,
@@ -188,7 +190,7 @@ var defectWords = words("Unexpected error fetching ", "segfault at ", "With bloc
 	"Violation d'accès", "nterner Compiler-Fehler", "his is probably a", "his is likely a", "his is most likely a",
 	"KeyNotFoundException", "シーケンスに要素", "Die Sequenz enthält", "La séquence ne contient", "La secuencia no contiene",
 	"序列不包含", "Последовательность не содержит", "nternal Compiler Error", "nternal compiler Error", "nternal Compiler error",
-	"non-numeric argument to ", "send us ", "отправьте нам ")
+	"non-numeric argument to ", "Index was outside the bounds", "send us ", "отправьте нам ")
 
 // isDefectText is defectText.MatchString behind its literal prefilter.
 func isDefectText(t string) bool {

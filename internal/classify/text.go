@@ -235,7 +235,9 @@ var textSets = [setCount]phraseSet{
 		// A circuit breaker that is open sheds calls, unprocessed, until it half-opens.
 		" circuit is open", " circuit is now open", " circuit breaker is open", " circuit open", " broken circuit",
 		" short circuited",
-	}},
+		// A session, class or event with no seats left is sold out.
+	}, unless: []string{" capacity for session", " capacity for this session", " capacity for the session",
+		" capacity for this event", " capacity for the event", " capacity for this class", " capacity for the class"}},
 	tContention: {kind: kContention, phrases: []string{
 		" deadlock", " lock wait", " lock timeout", " could not obtain lock",
 		" could not acquire lock", " failed to acquire lock", " unable to acquire lock",
@@ -464,7 +466,10 @@ var textSets = [setCount]phraseSet{
 		// says the page has no such element, whatever the wait was.
 		// WebAuthn's NotAllowedError says a timeout or a refusal alike: the
 		// person did not complete the ceremony.
-	}, unless: []string{" to be located", " unknownobjectexception", " nosuchelementexception", " no such element", " or was not allowed"}},
+		// A hold that timed out and let its seats go must be made again,
+		// with a new choice: the same call does not come back.
+	}, unless: []string{" to be located", " unknownobjectexception", " nosuchelementexception", " no such element", " or was not allowed",
+		" seats have been released", " select your seats again"}},
 	tNetwork: {kind: kNetwork, phrases: []string{
 		" econnreset", " connection reset", " reset by peer", " broken pipe", " epipe",
 		" econnaborted", " connection aborted", " connection closed", " connection was closed",

@@ -182,6 +182,11 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Не удалось подключиться к агенту. Установите или запустите программу подписи.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.install-or-start-program"},
 		{msg: "Registration fee is pending. Complete payment from your account wallet to continue.", class: classify.Governance, code: classify.CodeUserActionRequired},
 		{msg: "Payment failed: the customer did not enter the PIN in time.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.person-did-not-answer"},
+		// A booking's words that sound like a wait: a slot no longer
+		// available, a session sold out, a profile under review.
+		{msg: "El turno seleccionado ya no está disponible.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.slot-taken"},
+		{msg: "Not enough capacity for this class: 0 places left.", http: status(409), class: classify.Capability, code: classify.CodeInvalidInput},
+		{msg: "Ihr Konto wurde vorübergehend gesperrt und wird von unserem Support überprüft.", class: classify.Governance, code: classify.CodePolicyBlocked},
 		// Waits, sign-ins and rights in languages with few cases.
 		{msg: "Teenus on ajutiselt kättesaamatu.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-baltic"},
 		{msg: "Lūdzu, mēģiniet vēlāk.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-baltic"},
