@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 86.9
-	freshFloorCode                = 77.3
+	freshFloorClass               = 91.0
+	freshFloorCode                = 84.9
 	freshFloorPermanentRetryable  = 1.60
-	freshFloorTransientNotRetried = 1.92
+	freshFloorTransientNotRetried = 1.60
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
