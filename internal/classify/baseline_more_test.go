@@ -363,4 +363,14 @@ var moreCases = []errCase{
 	{name: "not acknowledged within", msg: "Command to controller 4 not acknowledged within 3000 ms", idempotent: true, class: rel, code: tra, retryable: true, rule: "baseline/message-text"},
 	{name: "otp expired", http: i32(200), msg: "OTP has expired. Please regenerate OTP and try again.", class: gov, code: act, rule: "baseline/http-status-text"},
 	{name: "ethical wall", http: i32(403), msg: "Access to workspace blocked by ethical wall 'Matter 1123'.", class: gov, code: pol, rule: "baseline/http-status-text"},
+	// Written after the batch of 2026-12-05.
+	{name: "platform's own guidelines", msg: "Listing removed: it violates Farmgate seller guidelines.", class: gov, code: pol, rule: "baseline/message-text"},
+	{name: "constraint is no guideline", msg: "insert violates foreign key constraint \"orders_customer_fk\"", class: cap, code: inv, rule: "baseline/message-text"},
+	{name: "insufficient margin", msg: "Order rejected: insufficient margin (available 12,000, required 40,000).", class: gov, code: act, rule: "baseline/message-text"},
+	{name: "experiencing delays", msg: "The payment network is experiencing delays.", idempotent: true, class: rel, code: tra, retryable: true, rule: "baseline/message-text"},
+	// A period closed by a later step is no lock another writer holds:
+	// nothing else recognises it, so no retry.
+	{name: "period locked after payroll", msg: "Timesheets for March are locked: the period has been finalized.", class: rel, code: tra, rule: "baseline/default"},
+	{name: "record locked by another user", msg: "Timesheet is locked by another user.", idempotent: true, class: rel, code: tra, retryable: true, rule: "baseline/message-text"},
+	{name: "no user named", http: i32(400), msg: "There is no user named jdoe-42.", class: cap, code: nf, rule: "baseline/http-status-text"},
 }

@@ -154,6 +154,9 @@ var textSets = [setCount]phraseSet{
 		" billing is disabled", " billing information", " billing must be enabled",
 		" enable billing", " billing to be enabled", " payment required", " payment method",
 		" payment failed", " insufficient funds", " insufficient balance", " credit balance",
+		// A trading member's margin below what an order needs: money to
+		// add, like a balance.
+		" insufficient margin",
 		" out of credits", " account has run out of", " account has ran out of", " insufficient credits", " no credits", " credits exhausted",
 		" run out of credits", " ran out of credits", " exceeded your current quota",
 		" insufficient quota", " insufficient_quota", " upgrade your plan", " upgrade your account",
@@ -267,7 +270,10 @@ var textSets = [setCount]phraseSet{
 		// A wallet, device, screen or accounting period that is locked,
 		// or one the message says to unlock, waits for its owner to unlock
 		// it, not for another writer to finish.
-	}, unless: []string{" already being used", " token is locked", " conflict between", " conflicts between", " unlock ", " not locked by", " wallet is locked", " device is locked", " screen is locked"}},
+		// A period closed by a later step ("attendance for this month is
+		// locked as payroll has been processed") stays closed.
+	}, unless: []string{" already being used", " token is locked", " conflict between", " conflicts between", " unlock ", " not locked by", " wallet is locked", " device is locked", " screen is locked",
+		" has been processed", " has been finalized", " has been finalised", " period is locked", " month is locked", " year is locked"}},
 	tAuth: {kind: kAuth, phrases: []string{
 		" unauthenticated", " unlock your wallet", " wallet is locked", " not authenticated", " must be logged in", " must be authenticated",
 		" invalid login", " password not accepted", " authentication unsuccessful", " password required",
@@ -356,6 +362,10 @@ var textSets = [setCount]phraseSet{
 		" ip address is not allowed", " client address is not authorized", " invalid request ip",
 	}, patterns: []*regexp.Regexp{
 		re(` ip(?: [a-z0-9]+){1,8} (?:is )?not (?:allowed|authori[sz]ed|whitelisted|permitted)\b`),
+		// A platform's own posting or content rules, named after it
+		// ("violates apna job posting guidelines"): a constraint of a
+		// schema is no guideline, so tInvalid's bare " violates" stays.
+		re(` violat(?:es|ed|ing) (?:[a-z0-9]+ ){0,4}(?:guidelines|policy|policies|standards)\b`),
 		// An allow list kept on an API key or client is that key's
 		// permission (docs/classification.md, Permission), not a network rule.
 	}, unless: []string{" by the user", " blocked by user", " user blocked", " user has blocked", " blocked you",
@@ -524,7 +534,10 @@ var textSets = [setCount]phraseSet{
 		" nonexistent", " non existent", " unknown bucket", " unknown table", " unknown database",
 		" unknown column", " no rows in result set", " is deleted", " no results",
 	}, unless: undeclaredName,
-		patterns: []*regexp.Regexp{re(` no (?:[a-z0-9]+ ){1,3}(?:was |were |could be |is )?found `)}},
+		patterns: []*regexp.Regexp{re(` no (?:[a-z0-9]+ ){1,3}(?:was |were |could be |is )?found `),
+			// "There is no user named someone-unknown": a name that
+			// matches nothing.
+			re(` there is no (?:[a-z0-9]+ ){1,2}(?:named|called)\b`)}},
 	tExists: {kind: kExists, phrases: []string{
 		" already exists", " already exist", " already in use", " already taken",
 		" already registered", " duplicate", " already been", " name is taken", " conflict",
@@ -567,7 +580,7 @@ var textSets = [setCount]phraseSet{
 		" temporarily not available", " currently down", " is offline", " is off line", " is currently offline",
 		" went offline", " appears to be offline", " is not reachable", " not reachable at", " is not responding", " client not responding",
 		" server not responding",
-		" is down", " outage",
+		" is down", " outage", " experiencing delays", " experiencing a delay",
 		// A consensus cluster electing a leader answers again once it has one.
 		" leader changed", " no leader", " not the leader", " leader election",
 		// A meter's or a PLC's object that the device does not have

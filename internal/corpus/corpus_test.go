@@ -53,8 +53,8 @@ var crossValidated = sync.OnceValue(func() (cv struct {
 // are held as shares of all cases at the floors: permanent errors
 // told to retry at 1 %, transient errors not retried at 4 %.
 const (
-	floorClass               = 92.2
-	floorCode                = 85.2
+	floorClass               = 92.4
+	floorCode                = 85.4
 	floorPermanentRetryable  = 1.0
 	floorTransientNotRetried = 4.0
 )

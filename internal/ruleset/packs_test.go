@@ -281,6 +281,19 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Transaction is pending", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices."},
 		{msg: "Transaction pending approval by the account holder", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families."},
 		{msg: "Incorrect MPIN entered", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices."},
+		// Written after the batch of 2026-12-05.
+		{msg: "受付時間外です。9時以降に再度お試しください。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
+		{msg: "入札受付時間外のため受け付けできません（受渡日: 2027-01-04）", class: classify.Capability, code: classify.CodeInvalidInput},
+		{msg: "Mobile money request timed out: you did not enter your PIN on the phone.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.person-did-not-answer"},
+		{msg: "访问过于频繁，请先完成滑块验证", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.bot-check"},
+		{msg: "访问过于频繁，请稍后再试", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.rate-limit"},
+		{msg: "সার্ভারে সমস্যা হয়েছে, কিছুক্ষণ পর চেষ্টা করুন", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-south2"},
+		{msg: "Die Überweisung ist noch in Bearbeitung.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.payment-pending-intl"},
+		{msg: "Le paiement est encore en cours de traitement, réessayez dans une minute.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.payment-pending-intl"},
+		{msg: "Shipping to this country is not supported yet.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported."},
+		{msg: "Selling is not supported in your country.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.region-restricted"},
+		{msg: "Offer not found or no longer available", class: classify.Capability, code: classify.CodeResourceNotFound},
+		{msg: "This endpoint is no longer available; use v3.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.not-supported"},
 	}
 	var none *ruleset.Set
 	for _, c := range cases {
