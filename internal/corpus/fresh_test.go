@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 91.0
-	freshFloorCode                = 84.9
-	freshFloorPermanentRetryable  = 1.60
-	freshFloorTransientNotRetried = 1.60
+	freshFloorClass               = 92.9
+	freshFloorCode                = 84.4
+	freshFloorPermanentRetryable  = 0.55
+	freshFloorTransientNotRetried = 2.19
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
