@@ -373,4 +373,9 @@ var moreCases = []errCase{
 	{name: "period locked after payroll", msg: "Timesheets for March are locked: the period has been finalized.", class: rel, code: tra, rule: "baseline/default"},
 	{name: "record locked by another user", msg: "Timesheet is locked by another user.", idempotent: true, class: rel, code: tra, retryable: true, rule: "baseline/message-text"},
 	{name: "no user named", http: i32(400), msg: "There is no user named jdoe-42.", class: cap, code: nf, rule: "baseline/http-status-text"},
+	// Written after the second batch of 2026-12-05.
+	{name: "browser sign-in unanswered", msg: "Login timed out: no response from the browser.", class: gov, code: act, rule: "baseline/message-text"},
+	{name: "paid tier required", http: i32(403), msg: "A premium subscription is required to export workouts.", class: gov, code: act, rule: "baseline/http-status-text"},
+	{name: "moratorium", msg: "Dataset under moratorium until 2028-01-01; only its authors may download it.", class: gov, code: pol, rule: "baseline/message-text"},
+	{name: "a feature no longer available", msg: "The v1 export is no longer available.", class: cap, code: uns, rule: "baseline/message-text"},
 }

@@ -94,6 +94,8 @@ var textSets = [setCount]phraseSet{
 		" no response from the user", " no response from user", " user did not respond", " user failed to respond",
 		" user didn t respond", " user did not answer", " no answer from the user", " no reply from the user",
 		" human input request", " for human input", " user input timeout",
+		// A sign-in handed to the person's browser that no one finished.
+		" no response from browser", " no response from the browser",
 	},
 		// "The draft is not ready to be confirmed" speaks of the object's
 		// state, which the caller's input decides: no person is asked.
@@ -157,6 +159,10 @@ var textSets = [setCount]phraseSet{
 		// A trading member's margin below what an order needs: money to
 		// add, like a balance.
 		" insufficient margin",
+		// A paid tier the feature needs ("Hevy Pro is required to use
+		// the API"): someone buys it.
+		" pro is required", " premium is required", " subscription is required", " requires a pro ",
+		" requires a premium ", " requires a paid ",
 		" out of credits", " account has run out of", " account has ran out of", " insufficient credits", " no credits", " credits exhausted",
 		" run out of credits", " ran out of credits", " exceeded your current quota",
 		" insufficient quota", " insufficient_quota", " upgrade your plan", " upgrade your account",
@@ -344,7 +350,7 @@ var textSets = [setCount]phraseSet{
 		" company policy", " tenant policy", " conditional access", " data loss prevention",
 		" dlp ", " guardrail", " responsible ai", " prohibited", " disallowed content", " flagged",
 		" sensitive words", " contains sensitive", " legal reasons", " unavailable for legal", " dmca", " takedown", " export control",
-		" sanction", " embargo", " blocked by", " has been blocked", " have been blocked",
+		" sanction", " embargo", " moratorium", " blocked by", " has been blocked", " have been blocked",
 		" been blocked", " was blocked", " is blocked", " access blocked", " blocked due to",
 		" restricted by", " jailbreak", " harmful", " unsafe content", " prompt was blocked",
 		" recitation", " denied by policy", " policy denied", " policy does not allow",
@@ -522,7 +528,12 @@ var textSets = [setCount]phraseSet{
 	tUnsupported: {kind: kUnsupported, phrases: []string{
 		" no longer available", " unknown model", " sunset", " invalid mime", " mime type",
 		" media type", " file type", " format is not",
-	}},
+		// A room, seat or offer someone else took is gone, not a feature
+		// withdrawn.
+	}, unless: []string{" room is no longer available", " rooms are no longer available", " seat is no longer available",
+		" seats are no longer available", " slot is no longer available", " offer is no longer available",
+		" listing is no longer available", " ticket is no longer available", " item is no longer available",
+		" product is no longer available", " time is no longer available", " appointment is no longer available"}},
 	tNotFound: {kind: kNotFound, phrases: []string{
 		" not found", " notfound", " does not exist", " do not exist", " doesn t exist",
 		" don t exist", " did not exist", " no such", " nosuch", " cannot find", " can t find",

@@ -294,6 +294,17 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Selling is not supported in your country.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.region-restricted"},
 		{msg: "Offer not found or no longer available", class: classify.Capability, code: classify.CodeResourceNotFound},
 		{msg: "This endpoint is no longer available; use v3.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.not-supported"},
+		// Written after the second batch of 2026-12-05.
+		{msg: "Could not reach the thermostat. Please make sure it is switched on.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.switch-on"},
+		{msg: "未找到手环，请确认手环已开机并靠近手机", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.switch-on"},
+		{msg: "You must accept the Data Use Policy v2.1 before downloading.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.accept-terms-first"},
+		{msg: "The licence agreement has not been accepted for this workspace.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families."},
+		{msg: "Үйлчилгээ түр ажиллахгүй байна. Дараа дахин оролдоно уу.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-caucasus-central-asia"},
+		{msg: "Xidmət müvəqqəti olaraq əlçatan deyil. Bir az sonra yenidən cəhd edin.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-caucasus-central-asia"},
+		{msg: "Sessiyanın müddəti bitib. Yenidən daxil olun.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.session-expired-more"},
+		{msg: "The kitchen is closed right now. It opens at 11:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
+		{msg: "Dropoff is outside Lalamove delivery zones", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area-3"},
+		{msg: "Dirección no disponible para envíos", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area-3"},
 	}
 	var none *ruleset.Set
 	for _, c := range cases {
