@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 92.9
-	freshFloorCode                = 84.4
-	freshFloorPermanentRetryable  = 0.55
-	freshFloorTransientNotRetried = 2.19
+	freshFloorClass               = 93.5
+	freshFloorCode                = 87.0
+	freshFloorPermanentRetryable  = 0.28
+	freshFloorTransientNotRetried = 1.36
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
