@@ -378,4 +378,8 @@ var moreCases = []errCase{
 	{name: "paid tier required", http: i32(403), msg: "A premium subscription is required to export workouts.", class: gov, code: act, rule: "baseline/http-status-text"},
 	{name: "moratorium", msg: "Dataset under moratorium until 2028-01-01; only its authors may download it.", class: gov, code: pol, rule: "baseline/message-text"},
 	{name: "a feature no longer available", msg: "The v1 export is no longer available.", class: cap, code: uns, rule: "baseline/message-text"},
+	// Written after the third batch of 2026-12-05.
+	{name: "copyright complaint", msg: "This video was removed following a copyright complaint.", class: gov, code: pol, rule: "baseline/message-text"},
+	{name: "php null given", msg: "TypeError: Argument 2 passed to Shop\\Cart::add() must be an instance of Shop\\Item, null given, called in src/Checkout.php on line 88", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "php 8 null given", msg: "TypeError: format_price(): Argument #1 ($amount) must be of type float, null given, called in lib/view.php on line 12", class: cap, code: ierr, rule: "baseline/programming-error"},
 }

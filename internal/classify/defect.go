@@ -142,6 +142,9 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|Assert(?:ion)? failed(?: in)?:? /?[\w./-]+\.(?:c|cc|cpp|cxx|h|hpp|rs|go|java|py|m)(?::\d+|,? line \d+)` +
 	// PHP's fatal errors that only a bug raises.
 	`|Fatal error: +Uncaught (?:TypeError|DivisionByZeroError|ArgumentCountError|ArithmeticError)\b` +
+	// PHP's own TypeError for a null the code passed where a function
+	// declared an object or a type: the caller gave no null.
+	`|TypeError: (?:Argument \d+ passed to [\w\\:]+\(\)|[\w\\:]+\(\): Argument #\d+ \(\$\w+\)) must (?:be an instance of|implement interface|be of (?:the )?type) [\w\\|?]+, null given` +
 	// A tool that asks for a bug report says it met a bug.
 	`|(?i:please) (?:submit|file|send|open) (?:a |an )?(?:full )?bug report` +
 	`|[Pp]lease report (?:this|the) (?:bug|issue) with (?:the )?above output` +

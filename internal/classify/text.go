@@ -358,7 +358,7 @@ var textSets = [setCount]phraseSet{
 		" blocklist", " blacklist", " denylist", " deny list", " block list",
 		" community guidelines", " content guidelines", " spam", " compliance policy",
 		" compliance rules", " for compliance reasons", " ethical wall", " copyrighted", " copyright infringement",
-		" copyright violation", " copyright claim",
+		" copyright violation", " copyright claim", " copyright complaint", " copyright strike",
 		// A place or an airspace closed by its owner's rule.
 		" lockdown is active", " in lockdown", " no fly zone", " restricted airspace",
 		// Where the request comes from, not who sends it: a country, a

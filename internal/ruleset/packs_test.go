@@ -305,6 +305,15 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "The kitchen is closed right now. It opens at 11:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
 		{msg: "Dropoff is outside Lalamove delivery zones", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area-3"},
 		{msg: "Dirección no disponible para envíos", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area-3"},
+		// Written after the third batch of 2026-12-05.
+		{msg: "arecord: main:830: audio open error: ALSA device hw:1,0: Device or resource busy", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.audio-device-in-use"},
+		{msg: "Water tank is empty. Please refill it and start again.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.refill"},
+		{msg: "La borne de recharge est hors ligne pour le moment.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-intl"},
+		{msg: "Die Ladesäule ist derzeit nicht erreichbar.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-intl"},
+		{msg: "Du må være logget inn for å lagre søket.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-nordic-slavic"},
+		{msg: "Грешно потребителско име или парола", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-nordic-slavic"},
+		{msg: "Nemáte oprávnění upravovat tento předmět.", class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.permission-more"},
+		{msg: "Dokumentet er låst av en annen bruker.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-nordic-south-slavic"},
 	}
 	var none *ruleset.Set
 	for _, c := range cases {
