@@ -382,4 +382,11 @@ var moreCases = []errCase{
 	{name: "copyright complaint", msg: "This video was removed following a copyright complaint.", class: gov, code: pol, rule: "baseline/message-text"},
 	{name: "php null given", msg: "TypeError: Argument 2 passed to Shop\\Cart::add() must be an instance of Shop\\Item, null given, called in src/Checkout.php on line 88", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "php 8 null given", msg: "TypeError: format_price(): Argument #1 ($amount) must be of type float, null given, called in lib/view.php on line 12", class: cap, code: ierr, rule: "baseline/programming-error"},
+	// Written after the fourth batch of 2026-12-05.
+	{name: "protocol exception with a code", typ: "ProtocolException", msg: "EPERMISSION_DENIED: Permission denied for this store", class: gov, code: perm, rule: "baseline/message-text"},
+	{name: "protocol error of a dropped connection", typ: "urllib3.exceptions.ProtocolError", msg: "('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))", idempotent: true, class: rel, code: tra, retryable: true},
+	{name: "quota code without a window", http: i32(429), msg: "Request refused", details: `{"error":{"code":"QUOTA_EXCEEDED","message":"Request refused"}}`, class: gov, code: act, rule: "baseline/vendor-code"},
+	{name: "quota code with a window", http: i32(429), msg: "Request refused: 60 per minute", details: `{"error":{"code":"QUOTA_EXCEEDED","message":"Request refused: 60 per minute"}}`, class: rel, code: tra, retryable: true},
+	{name: "licence seats reached", msg: "Login refused: maximum number of concurrent users for this license reached", class: gov, code: act, rule: "baseline/message-text"},
+	{name: "paid users only", msg: "Offline downloads are available only for Premium users.", class: gov, code: act, rule: "baseline/message-text"},
 }

@@ -88,7 +88,7 @@ var vendorCodes = map[string]kind{
 	"dailylimitexceeded": kBilling, "quotaexhausted": kBilling, "creditbalancetoolow": kBilling,
 	"subscriptionrequired": kBilling, "accountsuspended": kBilling, "incorrectcvc": kBilling,
 	"incorrectnumber": kBilling, "invalidexpiryyear": kBilling, "invalidexpirymonth": kBilling,
-	"servicequotaexceeded": kBilling, "planlimitexceeded": kBilling, "servicedisabled": kSetup,
+	"servicequotaexceeded": kBilling, "planlimitexceeded": kBilling, "quotaexceeded": kBilling, "servicedisabled": kSetup,
 	"optinrequired": kSetup, "accessnotconfigured": kSetup, "accountstateinvalid": kSetup,
 	"emailnotverified": kSetup, "accountnotverified": kSetup, "verificationrequired": kSetup,
 	"twofactorsetuprequired": kSetup, "termsnotaccepted": kSetup, "consentrequired": kConfirm,
@@ -228,7 +228,7 @@ var exceptionTypes = map[string]kind{
 	"write": kNetwork, "chunkedencoding": kNetwork, "serverdisconnected": kNetwork,
 	"clientos": kNetwork, "incompleteread": kNetwork, "remotedisconnected": kNetwork,
 	"eof": kNetwork, "unexpectedeof": kNetwork, "errunexpectedeof": kNetwork, "maxretry": kNetwork,
-	"connectionfailure": kNetwork, "autoreconnect": kNetwork, "protocol": kNetwork,
+	"connectionfailure": kNetwork, "autoreconnect": kNetwork,
 	"clientpayload": kNetwork, "connectionclosedunexpectedly": kNetwork, "econnreset": kNetwork,
 
 	// Never connected.
@@ -317,6 +317,10 @@ var genericTypes = map[string]kind{
 	"inactiverpc": kNetwork, "rpc": kNetwork, "transport": kNetwork, "httpx": kNetwork,
 	"requestexception": kNetwork, "webexception": kNetwork, "sslerror": kNetwork, "ssl": kNetwork,
 	"tls": kNetwork, "certificateverification": kNetwork, "syscall": kNetwork, "opfailed": kNetwork,
+	// A protocol's own exception (urllib3's ProtocolError for a dropped
+	// connection, an ETP or SOAP ProtocolException that carries the
+	// server's error code) is read from its message first.
+	"protocol": kNetwork,
 }
 
 func hasAnySuffix(s string, suffixes ...string) bool {

@@ -1,6 +1,9 @@
 package classify
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // The baseline rule pack. Rules are tried in order and the first match
 // wins, so the order encodes which signal to trust when signals disagree:
@@ -161,6 +164,9 @@ func ruleSlack(s *signals) (kind, bool) {
 func ruleVendorCode(s *signals) (kind, bool) {
 	for _, c := range s.codes {
 		if k, ok := lookupVendor(c, true); ok {
+			if c == "quotaexceeded" && (s.hasRetryTime() || quotaWindow.MatchString(s.in.Error.Message)) {
+				continue // a window that resets by itself: the rate-limit reading
+			}
 			return k, true
 		}
 	}
@@ -174,6 +180,11 @@ func ruleVendorCode(s *signals) (kind, bool) {
 	}
 	return kNone, false
 }
+
+// quotaWindow finds the window of a quota that resets by itself ("per
+// minute", "daily"): a QUOTA_EXCEEDED code that names none is a quota a
+// person raises (docs/classification.md, "Rate limits and quotas").
+var quotaWindow = regexp.MustCompile(`(?i)\b(?:per|a|each|every) (?:second|minute|hour|day)\b|\b(?:seconds?|minutes?|hours?|daily|hourly)\b`)
 
 // codeShaped reports whether s is a single upper-snake-case identifier
 // with at least one underscore, as error codes are written.

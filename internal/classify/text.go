@@ -161,6 +161,11 @@ var textSets = [setCount]phraseSet{
 		" insufficient margin",
 		// A paid tier the feature needs ("Hevy Pro is required to use
 		// the API"): someone buys it.
+		// A licence's limit on seats or connections reached: someone buys
+		// more (a pool whose licences are all in use frees itself, and is
+		// not this).
+		" licence reached", " license reached", " number of licensed",
+		" pro users", " premium users", " plus subscribers", " premium subscribers", " pro subscribers",
 		" pro is required", " premium is required", " subscription is required", " requires a pro ",
 		" requires a premium ", " requires a paid ",
 		" out of credits", " account has run out of", " account has ran out of", " insufficient credits", " no credits", " credits exhausted",
@@ -469,7 +474,10 @@ var textSets = [setCount]phraseSet{
 		" rejects connection", " running as root",
 		// A socket this side could not bind (its port is held): the
 		// connection that fails next is its consequence, not the network's.
-		" unable to bind", " failed to bind", " could not bind", " cannot bind"},
+		" unable to bind", " failed to bind", " could not bind", " cannot bind", " does not exist",
+		// A licence's limit on connections is lifted by buying seats, not
+		// by waiting.
+		" licence reached", " license reached", " licence limit", " license limit"},
 		patterns: []*regexp.Regexp{re(` connection to(?: [a-z0-9]+){1,6} refused\b`)}},
 	tTimeout: {kind: kTimeout, phrases: []string{
 		" timed out", " timeout ", " timeouts", " time out", " deadline exceeded", " deadline has elapsed",
@@ -485,7 +493,7 @@ var textSets = [setCount]phraseSet{
 		// A hold that timed out and let its seats go must be made again,
 		// with a new choice: the same call does not come back.
 	}, unless: []string{" to be located", " unknownobjectexception", " nosuchelementexception", " no such element", " or was not allowed",
-		" seats have been released", " select your seats again"}},
+		" seats have been released", " select your seats again", " is misconfigured"}},
 	tNetwork: {kind: kNetwork, phrases: []string{
 		" econnreset", " connection reset", " reset by peer", " broken pipe", " epipe",
 		" econnaborted", " connection aborted", " connection closed", " connection was closed",
@@ -597,8 +605,9 @@ var textSets = [setCount]phraseSet{
 		// A meter's or a PLC's object that the device does not have
 		// (DLMS OBJECT_UNAVAILABLE): the address is wrong, not the device.
 		// "Repair the mesh and try again": the caller must change something
-		// first.
-	}, unless: []string{" object unavailable", " repair the ", " correct the "}},
+		// first; so must a deployment whose message names its own
+		// misconfiguration ("the container port is misconfigured").
+	}, unless: []string{" object unavailable", " repair the ", " correct the ", " is misconfigured"}},
 	tServer: {kind: kServer, phrases: []string{
 		" internal error", " internal server", " server error", " unexpected error",
 		" something went wrong", " bad gateway", " upstream", " backend error",

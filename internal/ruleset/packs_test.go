@@ -313,7 +313,22 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Du må være logget inn for å lagre søket.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-nordic-slavic"},
 		{msg: "Грешно потребителско име или парола", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-nordic-slavic"},
 		{msg: "Nemáte oprávnění upravovat tento předmět.", class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.permission-more"},
-		{msg: "Dokumentet er låst av en annen bruker.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-nordic-south-slavic"},
+		{msg: "Dokumentet er låst av en annen bruker.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.locked-by-another-user"},
+		// Written after the fourth batch of 2026-12-05.
+		{msg: "Le document est verrouillé par un autre utilisateur.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.locked-by-another-user"},
+		{msg: "Sustav je trenutno nedostupan zbog velikog opterećenja.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-south-slavic"},
+		{msg: "אנא אשר שאינך רובוט", http: status(403), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.bot-check"},
+		{msg: "Za nastavak se morate prijaviti.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-nordic-slavic"},
+		{msg: "海外からはご利用いただけません。", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.region-and-rights-cjk-eu"},
+		{msg: "该歌曲因版权原因暂时无法播放", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.region-and-rights-cjk-eu"},
+		{msg: "Ce modèle a été retiré à la demande du titulaire des droits.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.region-and-rights-cjk-eu"},
+		{msg: "麦克风已被其他应用占用", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.audio-device-in-use"},
+		{msg: "Serial error: [Errno 16] Device or resource busy: '/dev/ttyACM0'", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.serial-port-in-use"},
+		{msg: "Your printer is offline. Make sure OctoPi is powered on.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.switch-on"},
+		{msg: "Make sure the phone is on the same Wi-Fi network.", class: classify.Reliability, code: classify.CodeRetryableTransient},
+		{msg: "Quota exceeded", http: status(429), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.quota-exceeded-no-window"},
+		{msg: "Quota exceeded for this API key: 100 requests per minute", http: status(429), class: classify.Reliability, code: classify.CodeRetryableTransient},
+		{msg: "Rate limit quota exceeded. Please reduce the rate of requests.", http: status(429), class: classify.Reliability, code: classify.CodeRetryableTransient},
 	}
 	var none *ruleset.Set
 	for _, c := range cases {
