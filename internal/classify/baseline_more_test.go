@@ -385,6 +385,9 @@ var moreCases = []errCase{
 	// Written after the fourth batch of 2026-12-05.
 	{name: "protocol exception with a code", typ: "ProtocolException", msg: "EPERMISSION_DENIED: Permission denied for this store", class: gov, code: perm, rule: "baseline/message-text"},
 	{name: "protocol error of a dropped connection", typ: "urllib3.exceptions.ProtocolError", msg: "('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))", idempotent: true, class: rel, code: tra, retryable: true},
+	{name: "wrong magic number", msg: "unable to connect to agent: handshake failed: server magic number incorrect", class: rel, code: tra, rule: "baseline/message-text"},
+	{name: "tx timeout height", msg: "rpc error: tx timeout height 812340 is below the current block height 812355", class: rel, code: tra, rule: "baseline/default"},
+	{name: "duplicate application", http: i32(409), msg: "An application for this customer is already in progress.", class: cap, code: inv, rule: "baseline/http-status"},
 	{name: "quota code without a window", http: i32(429), msg: "Request refused", details: `{"error":{"code":"QUOTA_EXCEEDED","message":"Request refused"}}`, class: gov, code: act, rule: "baseline/vendor-code"},
 	{name: "quota code with a window", http: i32(429), msg: "Request refused: 60 per minute", details: `{"error":{"code":"QUOTA_EXCEEDED","message":"Request refused: 60 per minute"}}`, class: rel, code: tra, retryable: true},
 	{name: "licence seats reached", msg: "Login refused: maximum number of concurrent users for this license reached", class: gov, code: act, rule: "baseline/message-text"},

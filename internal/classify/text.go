@@ -284,7 +284,10 @@ var textSets = [setCount]phraseSet{
 		// A period closed by a later step ("attendance for this month is
 		// locked as payroll has been processed") stays closed.
 	}, unless: []string{" already being used", " token is locked", " conflict between", " conflicts between", " unlock ", " not locked by", " wallet is locked", " device is locked", " screen is locked",
-		" has been processed", " has been finalized", " has been finalised", " period is locked", " month is locked", " year is locked"}},
+		" has been processed", " has been finalized", " has been finalised", " period is locked", " month is locked", " year is locked",
+		// A second application for the same applicant while the first is
+		// open is a duplicate, not another writer to wait for.
+		" an application for this "}},
 	tAuth: {kind: kAuth, phrases: []string{
 		" unauthenticated", " unlock your wallet", " wallet is locked", " not authenticated", " must be logged in", " must be authenticated",
 		" invalid login", " password not accepted", " authentication unsuccessful", " password required",
@@ -475,6 +478,9 @@ var textSets = [setCount]phraseSet{
 		// A socket this side could not bind (its port is held): the
 		// connection that fails next is its consequence, not the network's.
 		" unable to bind", " failed to bind", " could not bind", " cannot bind", " does not exist",
+		// A peer that answered with the wrong magic number speaks another
+		// version of the protocol: an agent to reinstall, not a network.
+		" magic number",
 		// A licence's limit on connections is lifted by buying seats, not
 		// by waiting.
 		" licence reached", " license reached", " licence limit", " license limit"},
@@ -493,7 +499,10 @@ var textSets = [setCount]phraseSet{
 		// A hold that timed out and let its seats go must be made again,
 		// with a new choice: the same call does not come back.
 	}, unless: []string{" to be located", " unknownobjectexception", " nosuchelementexception", " no such element", " or was not allowed",
-		" seats have been released", " select your seats again", " is misconfigured"}},
+		" seats have been released", " select your seats again", " is misconfigured",
+		// A chain's transaction past its timeout height must be signed
+		// again with a later one (the Cosmos SDK's ErrTxTimeoutHeight).
+		" timeout height"}},
 	tNetwork: {kind: kNetwork, phrases: []string{
 		" econnreset", " connection reset", " reset by peer", " broken pipe", " epipe",
 		" econnaborted", " connection aborted", " connection closed", " connection was closed",
