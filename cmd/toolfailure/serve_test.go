@@ -83,10 +83,16 @@ func startServeWith(t *testing.T, d deps, args ...string) (url, stdout, stderr s
 			}
 		}
 	}()
+	// Start-up compiles every pack's rules and loads the model; under the
+	// race detector, beside other packages' tests on a small machine, that
+	// can take tens of seconds, so the wait is generous: it bounds a hang,
+	// it does not time the start.
 	select {
 	case url = <-urlc:
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not start")
+	case <-time.After(2 * time.Minute):
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("serve did not start within 2 minutes; its stderr so far:\n%s", errBuf.String())
 	}
 	time.Sleep(50 * time.Millisecond) // let stdout's scanner catch up
 	mu.Lock()
