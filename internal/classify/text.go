@@ -159,12 +159,12 @@ var textSets = [setCount]phraseSet{
 		// A trading member's margin below what an order needs: money to
 		// add, like a balance.
 		" insufficient margin",
-		// A paid tier the feature needs ("Hevy Pro is required to use
-		// the API"): someone buys it.
 		// A licence's limit on seats or connections reached: someone buys
 		// more (a pool whose licences are all in use frees itself, and is
 		// not this).
 		" licence reached", " license reached", " number of licensed",
+		// A paid tier the feature needs ("Hevy Pro is required to use
+		// the API", "only for Premium users"): someone buys it.
 		" pro users", " premium users", " plus subscribers", " premium subscribers", " pro subscribers",
 		" pro is required", " premium is required", " subscription is required", " requires a pro ",
 		" requires a premium ", " requires a paid ",
