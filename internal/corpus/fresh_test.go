@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 93.0
-	freshFloorCode                = 84.4
-	freshFloorPermanentRetryable  = 0.54
-	freshFloorTransientNotRetried = 2.16
+	freshFloorClass               = 89.5
+	freshFloorCode                = 81.6
+	freshFloorPermanentRetryable  = 0.79
+	freshFloorTransientNotRetried = 2.64
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
