@@ -49,7 +49,7 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|(?:System\.)?(?:NullReferenceException|InvalidCastException|IndexOutOfRangeException|DivideByZeroException|Collections\.Generic\.KeyNotFoundException)\b` +
 	`|ReferenceError: [\w$.]+ is not defined` +
 	`)` +
-	`|Cannot read propert(?:y|ies) (?:'[^']*' )?of (?:undefined|null)` +
+	`|Cannot read propert(?:y|ies) (?:'[^']*' |"[^"]*" )?(?:of|from) (?:undefined|null)` +
 	`|Cannot destructure property` +
 	`|TypeError: [\w$.\[\]()]+ is not a function` +
 	`|TypeError: (?:unsupported operand type|'NoneType' object|'\w+' object is not (?:subscriptable|callable|iterable)|can only concatenate)` +

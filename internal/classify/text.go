@@ -363,6 +363,7 @@ var textSets = [setCount]phraseSet{
 		" restricted by", " jailbreak", " harmful", " unsafe content", " prompt was blocked",
 		" recitation", " denied by policy", " policy denied", " policy does not allow",
 		" policy prohibits", " not permitted by", " against policy", " against our policy",
+		" against our policies", " against our terms", " against our guidelines", " against our community",
 		" blocklist", " blacklist", " denylist", " deny list", " block list",
 		" community guidelines", " content guidelines", " spam", " compliance policy",
 		" compliance rules", " for compliance reasons", " ethical wall", " copyrighted", " copyright infringement",
@@ -403,6 +404,10 @@ var textSets = [setCount]phraseSet{
 		" no route matched", " no matching route", " no route found", " endpoint not found",
 		" route not found", " unknown rpc", " not yet supported", " does not yet support", " doesn t yet support",
 		" not yet implemented", " no such cmd", " no such command", " no such action", " no such task",
+		// What a service does not do on a route, at a centre or for a
+		// plan ("we do not offer rail freight between these ports").
+		" do not offer", " does not offer", " don t offer", " doesn t offer", " not offered at ",
+		" not offered in ", " not offered for ", " not offered on ", " not offered between ",
 	}, patterns: []*regexp.Regexp{re(` tool (?:[a-z0-9]+ ){1,6}(?:not found|does not exist|is not registered) `),
 		// An action an agent framework does not have.
 		re(` action(?: [a-z0-9]+){1,3} (?:don t|doesn t|does not) exist\b`)}},

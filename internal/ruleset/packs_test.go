@@ -329,6 +329,45 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Quota exceeded", http: status(429), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.quota-exceeded-no-window"},
 		{msg: "Quota exceeded for this API key: 100 requests per minute", http: status(429), class: classify.Reliability, code: classify.CodeRetryableTransient},
 		{msg: "Rate limit quota exceeded. Please reduce the rate of requests.", http: status(429), class: classify.Reliability, code: classify.CodeRetryableTransient},
+		// A count held at once, raised by someone or freed by the person;
+		// a rate that refills is not this.
+		{msg: "You already have the maximum number of ebook holds on your card. Return an item to borrow another.", http: status(429), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.holding-limit-reached"},
+		{msg: "Concurrent build limit for your organisation reached (5). Contact your sales representative to raise the limit.", http: status(429), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.holding-limit-reached"},
+		{msg: "Request limit reached, try again later or contact support to increase the limit.", http: status(429), class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.not-ready-yet-busy"},
+		// Basque, Spanish and Portuguese work still under way or queued.
+		{msg: "Zerbitzaria ez dago une honetan erabilgarri. Saiatu berriro geroago.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy"},
+		{msg: "La factura todavía se está procesando en el servidor del SRI; inténtelo de nuevo en unos minutos.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy"},
+		{msg: "Relatório em processamento. Posição na fila: 3.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy"},
+		{msg: "Ya existe una importación en curso para esta empresa. Espera a que finalice para iniciar otra.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy"},
+		// Memberships to renew, cards to activate, dues to pay.
+		{msg: "Keahlian perpustakaan anda sudah tamat tempoh.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.membership-renew"},
+		{msg: "U heeft geen geldig abonnement meer; verleng uw abonnement om verder te lezen.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.membership-renew"},
+		{msg: "Akaunti yako haijathibitishwa bado.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.membership-renew"},
+		{msg: "Ausleihe gesperrt: es bestehen ausstehende Mahngebühren von 4,50 EUR.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.unpaid-dues"},
+		{msg: "Remboursement impossible : cotisation non payée pour le trimestre en cours.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.unpaid-dues"},
+		{msg: "Renewal blocked: you have outstanding fines of $12.00 on your account.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.unpaid-dues"},
+		// Thai and Arabic: not open where the caller is.
+		{msg: "ฟีเจอร์นี้ยังไม่เปิดให้บริการในประเทศของคุณ", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "families-intl.region-not-yet"},
+		{msg: "هذه الخدمة غير متاحة حاليا في منطقتك", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "families-intl.region-not-yet"},
+		// Amharic and Swahili.
+		{msg: "ደንበኛው አልተገኘም", class: classify.Capability, code: classify.CodeResourceNotFound, family: "families-intl.am-sw-not-found-too-long"},
+		{msg: "Namba ya simu haikupatikana kwenye mfumo.", class: classify.Capability, code: classify.CodeResourceNotFound, family: "families-intl.am-sw-not-found-too-long"},
+		{msg: "Jina ni refu sana? Hapana: maelezo ni mrefu mno.", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-intl.sw-too-long"},
+		// Access denied for a wrong password is a sign-in; "not authorised
+		// to open" is a right the account lacks.
+		{msg: "Zugriff verweigert: Kennwort ungültig.", http: status(401), class: classify.Governance, code: classify.CodeAuthRequired},
+		{msg: "Accès refusé : mot de passe incorrect.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth"},
+		{msg: "Utente non autorizzato a modificare questa prenotazione.", http: status(403), class: classify.Governance, code: classify.CodePermissionDenied},
+		{msg: "Para continuar, vuelva a ingresar sus credenciales del banco.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-reenter-es-pt"},
+		{msg: "A conexão com o banco expirou: insira novamente suas credenciais.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-reenter-es-pt"},
+		{msg: "Cold store B has no available capacity for the requested dates.", http: status(422), class: classify.Capability, code: classify.CodeInvalidInput},
+		// SIP callees busy for now; firmware to update; a payment the bank
+		// has still to confirm.
+		{msg: "INVITE rejected: 486 Busy Here", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.sip-busy"},
+		{msg: "call to 2001 ended with 480 Temporarily Unavailable", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.sip-busy"},
+		{msg: "Scene not supported by this hub. Please update the hub firmware to 3.2 or later.", http: status(400), class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.update-firmware"},
+		{msg: "Order 5512 is pending payment confirmation; this usually takes a few minutes.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.payment-confirmation-pending"},
+		{msg: "Payment is pending confirmation from the bank; the booking is confirmed once it arrives.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.payment-confirmation-pending"},
 	}
 	var none *ruleset.Set
 	for _, c := range cases {
