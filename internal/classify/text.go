@@ -406,7 +406,8 @@ var textSets = [setCount]phraseSet{
 		" not yet implemented", " no such cmd", " no such command", " no such action", " no such task",
 		// What a service does not do on a route, at a centre or for a
 		// plan ("we do not offer rail freight between these ports").
-		" do not offer", " does not offer", " don t offer", " doesn t offer", " not offered at ",
+		" do not offer", " does not offer", " don t offer", " doesn t offer", " do not currently offer",
+		" does not currently offer", " not offered at ",
 		" not offered in ", " not offered for ", " not offered on ", " not offered between ",
 	}, patterns: []*regexp.Regexp{re(` tool (?:[a-z0-9]+ ){1,6}(?:not found|does not exist|is not registered) `),
 		// An action an agent framework does not have.

@@ -348,7 +348,8 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Renewal blocked: you have outstanding fines of $12.00 on your account.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.unpaid-dues"},
 		// Thai and Arabic: not open where the caller is.
 		{msg: "ฟีเจอร์นี้ยังไม่เปิดให้บริการในประเทศของคุณ", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "families-intl.region-not-yet"},
-		{msg: "هذه الخدمة غير متاحة حاليا في منطقتك", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "families-intl.region-not-yet"},
+		{msg: "هذه الخدمة غير متاحة حاليا في مدينتك", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "families-intl.region-not-yet"},
+		{msg: "عذراً، هذا التطبيق غير متاح في دولتك.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.region-restricted-ar"},
 		// Amharic and Swahili.
 		{msg: "ደንበኛው አልተገኘም", class: classify.Capability, code: classify.CodeResourceNotFound, family: "families-intl.am-sw-not-found-too-long"},
 		{msg: "Namba ya simu haikupatikana kwenye mfumo.", class: classify.Capability, code: classify.CodeResourceNotFound, family: "families-intl.am-sw-not-found-too-long"},
@@ -361,6 +362,28 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Para continuar, vuelva a ingresar sus credenciales del banco.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-reenter-es-pt"},
 		{msg: "A conexão com o banco expirou: insira novamente suas credenciais.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-reenter-es-pt"},
 		{msg: "Cold store B has no available capacity for the requested dates.", http: status(422), class: classify.Capability, code: classify.CodeInvalidInput},
+		// Queues, people to be free, maintenance with its end, in seven
+		// languages.
+		{msg: "Todos los asesores están ocupados. Permanece en la fila; tu lugar es el número 3.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-queue-maintenance-more"},
+		{msg: "Você está na fila para o atendimento. Tempo estimado de espera: 4 minutos.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-queue-maintenance-more"},
+		{msg: "Die Plattform wird gerade gewartet und steht ab 6 Uhr wieder zur Verfügung.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-queue-maintenance-more"},
+		{msg: "Het slot reageert niet. Probeer het over enkele seconden opnieuw.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-queue-maintenance-more"},
+		{msg: "ただいま点検中のため、ご利用いただけません。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-queue-maintenance-more"},
+		{msg: "الغرفة ممتلئة، يرجى الانتظار حتى يتوفر مكان.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-queue-maintenance-more"},
+		// Where the service does not go, in Dutch and Spanish.
+		{msg: "Deze dienst is nog niet beschikbaar in jouw gemeente.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "families-intl.service-area-nl-es"},
+		{msg: "Por ahora no contamos con envíos a domicilio en tu código postal.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "families-intl.service-area-nl-es"},
+		// A device a person must power, connect or come near; a bare
+		// offline device is a wait.
+		{msg: "Scale not reachable. Make sure Bluetooth is on and you are within range.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.offline-person-at-device"},
+		{msg: "Terminal offline. Check the terminal's network connection and power.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.offline-person-at-device"},
+		{msg: "El termostato no responde. Compruebe la conexión WiFi del dispositivo.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.offline-person-at-device"},
+		// A USSD menu to dial again, memcached full with nothing to evict.
+		{msg: "Your session has expired. Please dial *247# again to continue.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.ussd-dial-again"},
+		{msg: "SERVER_ERROR out of memory storing object", class: classify.Governance, code: classify.CodeUserActionRequired, family: "datastores.memcached-no-memory"},
+		// Medicines sold on prescription only.
+		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
+		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		// SIP callees busy for now; firmware to update; a payment the bank
 		// has still to confirm.
 		{msg: "INVITE rejected: 486 Busy Here", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.sip-busy"},
