@@ -381,6 +381,20 @@ func TestPackFamilies(t *testing.T) {
 		// A USSD menu to dial again, memcached full with nothing to evict.
 		{msg: "Your session has expired. Please dial *247# again to continue.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.ussd-dial-again"},
 		{msg: "SERVER_ERROR out of memory storing object", class: classify.Governance, code: classify.CodeUserActionRequired, family: "datastores.memcached-no-memory"},
+		// Commands delivered or retried once the device is back, rain
+		// delays, DICOM's transient rejection: waits.
+		{msg: "Gateway offline. Your schedule will be delivered when the gateway reconnects.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.delivered-when-back"},
+		{msg: "Mower is charging. Try again once it has finished.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.delivered-when-back"},
+		{msg: "Zählerstand nicht verfügbar; die Abfrage wird automatisch wiederholt.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.delivered-when-back"},
+		{msg: "Irrigation paused: rain delay active for 12 more hours.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.rain-delay"},
+		{msg: "Association rejected (rejected-transient): no reason given", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.dicom-rejected-transient"},
+		// Parts of a machine to empty, insert or clean.
+		{msg: "尘盒已满，请清空尘盒后继续", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.part-to-service-intl"},
+		{msg: "Wassertank fehlt. Bitte den Wassertank einsetzen.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.part-to-service-intl"},
+		{msg: "Rueda lateral atascada. Retire el objeto y reinicie.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.part-to-service-intl"},
+		{msg: "Cannot reach the companion app. Make sure the app is running on your phone.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.offline-person-at-device"},
+		// A count the person frees, in Chinese and Japanese.
+		{msg: "每个用户最多添加3个设备，请解绑后再添加。", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.holding-limit-cjk"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
