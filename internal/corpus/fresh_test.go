@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 89.6
-	freshFloorCode                = 83.4
-	freshFloorPermanentRetryable  = 0.78
-	freshFloorTransientNotRetried = 3.63
+	freshFloorClass               = 91.3
+	freshFloorCode                = 85.7
+	freshFloorPermanentRetryable  = 0.47
+	freshFloorTransientNotRetried = 2.59
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
