@@ -394,6 +394,7 @@ var moreCases = []errCase{
 	{name: "paid users only", msg: "Offline downloads are available only for Premium users.", class: gov, code: act, rule: "baseline/message-text"},
 	{name: "route not offered", http: i32(422), msg: "We do not offer same-day delivery between these two cities.", class: cap, code: uns, rule: "baseline/http-status-text"},
 	{name: "not currently offered", http: i32(422), msg: "We do not currently offer this plan to customers in Iceland.", class: cap, code: uns, rule: "baseline/http-status-text"},
+	{name: "listing guidelines", msg: "Your listing was not published because it does not meet our listing guidelines.", class: gov, code: pol, rule: "baseline/message-text"},
 	{name: "not offered at a site", http: i32(400), msg: "Paper-based testing is not offered at the selected venue.", class: cap, code: uns, rule: "baseline/http-status-text"},
 	{name: "against our policies", msg: "Your listing was removed because selling tickets above face value is against our policies.", class: gov, code: pol, rule: "baseline/message-text"},
 	{name: "rhino type error", msg: "Script failed: TypeError: Cannot read property \"amount\" from undefined (checkout.js#17)", class: cap, code: ierr, rule: "baseline/programming-error"},

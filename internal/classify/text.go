@@ -364,6 +364,8 @@ var textSets = [setCount]phraseSet{
 		" recitation", " denied by policy", " policy denied", " policy does not allow",
 		" policy prohibits", " not permitted by", " against policy", " against our policy",
 		" against our policies", " against our terms", " against our guidelines", " against our community",
+		" meet our guidelines", " meet our advertising guidelines", " meet our community guidelines",
+		" meet our content guidelines", " meet our listing guidelines",
 		" blocklist", " blacklist", " denylist", " deny list", " block list",
 		" community guidelines", " content guidelines", " spam", " compliance policy",
 		" compliance rules", " for compliance reasons", " ethical wall", " copyrighted", " copyright infringement",

@@ -395,6 +395,14 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Cannot reach the companion app. Make sure the app is running on your phone.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.offline-person-at-device"},
 		// A count the person frees, in Chinese and Japanese.
 		{msg: "每个用户最多添加3个设备，请解绑后再添加。", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.holding-limit-cjk"},
+		// Queues and people busy with others, in English; a ban for
+		// not showing up.
+		{msg: "You are now in the queue for support. Estimated wait time: 3 minutes.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.in-queue-en"},
+		{msg: "All agents are currently assisting other customers. Please hold.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.in-queue-en"},
+		{msg: "Shipment not found at the carrier yet. We will keep retrying for 48 hours.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.in-queue-en"},
+		{msg: "Booking disabled for 14 days due to repeated no-shows.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.no-show-ban"},
+		{msg: "Sincronización encolada: hay otra actualización en curso con el canal.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy"},
+		{msg: "O arquivo ainda está sendo processado pelo servidor.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
