@@ -403,6 +403,20 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Booking disabled for 14 days due to repeated no-shows.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.no-show-ban"},
 		{msg: "Sincronización encolada: hay otra actualización en curso con el canal.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy"},
 		{msg: "O arquivo ainda está sendo processado pelo servidor.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy"},
+		// Instruments settling or held by another program; a moment in
+		// four more languages; quotas raised on request and services not
+		// offered yet in the Nordics.
+		{msg: "Balance reading unstable, waiting for stability.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.settling-initialising"},
+		{msg: "Laser is still warming up.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.settling-initialising"},
+		{msg: "Open failed: the camera is being used by another application.", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.device-held-by-another-app"},
+		{msg: "Palvelu ei vastaa juuri nyt. Yritä hetken kuluttua uudelleen.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy"},
+		{msg: "Kommunen erbjuder inte digital ansökan ännu.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "families-intl.not-offered-yet-nordic"},
+		{msg: "Månedskvoten er brukt opp. Kontakt kundeservice for økt kvote.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.quota-raise-on-request"},
+		// No unspent outputs to spend, requests blocked by site policy, an
+		// ACME challenge the client could not reach.
+		{msg: "Wallet error: address has no spendable unspent outputs", http: status(500), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.no-unspent-outputs"},
+		{msg: "Too many requests from this address; blocked by site policy.", http: status(403), class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.blocked-by-site-policy"},
+		{msg: "Could not reach http://example.org/.well-known/acme-challenge/abc123 from the validation server", class: classify.Capability, code: classify.CodeInvalidInput, family: "tls.acme-challenge-unreachable"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
