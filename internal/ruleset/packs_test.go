@@ -351,8 +351,8 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "هذه الخدمة غير متاحة حاليا في مدينتك", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "families-intl.region-not-yet"},
 		{msg: "عذراً، هذا التطبيق غير متاح في دولتك.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.region-restricted-ar"},
 		// Amharic and Swahili.
-		{msg: "ደንበኛው አልተገኘም", class: classify.Capability, code: classify.CodeResourceNotFound, family: "families-intl.am-sw-not-found-too-long"},
-		{msg: "Namba ya simu haikupatikana kwenye mfumo.", class: classify.Capability, code: classify.CodeResourceNotFound, family: "families-intl.am-sw-not-found-too-long"},
+		{msg: "ደንበኛው አልተገኘም", class: classify.Capability, code: classify.CodeResourceNotFound, family: "families-intl.not-found-am-sw"},
+		{msg: "Namba ya simu haikupatikana kwenye mfumo.", class: classify.Capability, code: classify.CodeResourceNotFound, family: "families-intl.not-found-am-sw"},
 		{msg: "Jina ni refu sana? Hapana: maelezo ni mrefu mno.", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-intl.sw-too-long"},
 		// Access denied for a wrong password is a sign-in; "not authorised
 		// to open" is a right the account lacks.
