@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 89.8
-	freshFloorCode                = 82.2
-	freshFloorPermanentRetryable  = 1.05
-	freshFloorTransientNotRetried = 1.58
+	freshFloorClass               = 88.4
+	freshFloorCode                = 81.3
+	freshFloorPermanentRetryable  = 1.99
+	freshFloorTransientNotRetried = 1.70
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
