@@ -417,6 +417,24 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Wallet error: address has no spendable unspent outputs", http: status(500), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.no-unspent-outputs"},
 		{msg: "Too many requests from this address; blocked by site policy.", http: status(403), class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.blocked-by-site-policy"},
 		{msg: "Could not reach http://example.org/.well-known/acme-challenge/abc123 from the validation server", class: classify.Capability, code: classify.CodeInvalidInput, family: "tls.acme-challenge-unreachable"},
+		// Networks and reporting services that do not reach the address yet,
+		// steps not taken online, settings a mode does not offer; outages
+		// being repaired; a Korean approval to finish on the phone; a
+		// national sign-in first; a duplicate open ticket; a router to
+		// restart and a sensor to go and look at.
+		{msg: "Sorry, this property is not yet ready to connect to our fibre network.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.coverage-not-yet"},
+		{msg: "Ce service n'est pas disponible dans votre commune.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.coverage-not-yet"},
+		{msg: "Die Gemeinde nimmt nicht an der Plattform teil.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.coverage-not-yet"},
+		{msg: "This change cannot be done online; please visit a branch.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.not-online"},
+		{msg: "Port forwarding is not available while the router is in bridge mode.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.not-in-this-mode"},
+		{msg: "Er is een storing in de regio; onze monteurs werken aan herstel.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outage-being-repaired"},
+		{msg: "La centralina si sta riavviando, riprova tra poco.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outage-being-repaired"},
+		{msg: "인증 시간이 만료되었습니다. 스마트폰에서 인증을 완료해 주세요.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.auth-complete-on-phone-ko"},
+		{msg: "Para continuar debe identificarse con su DNI electrónico.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.identify-first-es-ko"},
+		{msg: "You already have a pending service request for this address.", class: classify.Capability, code: classify.CodeInvalidInput, family: "families.duplicate-open-request"},
+		{msg: "No internet connection detected. Please restart your router.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.restart-your-router"},
+		{msg: "Make sure the gateway is plugged in and its lights are on.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.restart-your-router"},
+		{msg: "Valve stuck: check for obstructions in the line.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.physical-check"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
