@@ -398,4 +398,7 @@ var moreCases = []errCase{
 	{name: "not offered at a site", http: i32(400), msg: "Paper-based testing is not offered at the selected venue.", class: cap, code: uns, rule: "baseline/http-status-text"},
 	{name: "against our policies", msg: "Your listing was removed because selling tickets above face value is against our policies.", class: gov, code: pol, rule: "baseline/message-text"},
 	{name: "rhino type error", msg: "Script failed: TypeError: Cannot read property \"amount\" from undefined (checkout.js#17)", class: cap, code: ierr, rule: "baseline/programming-error"},
+	// Written after the twelfth batch of 2026-12-05.
+	{name: "ruby uninitialized constant", http: i32(500), msg: `{"error":"uninitialized constant InvoiceExporter::Pdf"}`, class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "too frequent requests", msg: "Error: too frequent requests, slow your client down.", class: rel, code: tra, retryable: true, rule: "baseline/message-text"},
 }

@@ -105,6 +105,9 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|undefined method ` + "[`']" + `(?:\w+[?!=]?|\[\]=?|[-+*/<>=!%&|^~]{1,3})' for nil` +
 	`|Call to a member function \w+\(\) on (?:null|bool|array|string|int)` +
 	`|Call to undefined (?:function|method)` +
+	// Ruby's NameError for a class or module the code names and never
+	// loaded.
+	`|uninitialized constant [A-Z]\w*` +
 	`|maximum recursion depth exceeded` +
 	`|Maximum call stack size exceeded` +
 	// PHP's warnings for a key, index or variable that is not there, which
@@ -176,7 +179,7 @@ var defectWords = words("Unexpected error fetching ", "segfault at ", "With bloc
 	"ReferenceError: ", "Cannot read propert", "Cannot destructure property", "TypeError: ",
 	"Object reference not set", "panic: runtime error:", "nil pointer dereference", "panicked at",
 	"::unwrap()", "Unexpectedly found nil", "undefined method ", "Call to a member function",
-	"Call to undefined", "maximum recursion depth", "Maximum call stack", "Defect]", "unreachable code",
+	"Call to undefined", "uninitialized constant ", "maximum recursion depth", "Maximum call stack", "Defect]", "unreachable code",
 	"ssertion failed: ", "Assertion failed in file ", "Assertion `", ": Undefined ", "** (", "nternal compiler error",
 	"Internal Error", "Internal error", "Uncaught ", "bug report", "above output", "AssertionError",
 	"ConcurrentModificationException", "out of bounds for length", "cannot be cast to class",

@@ -223,7 +223,7 @@ var textSets = [setCount]phraseSet{
 		" resources exhausted", " too many concurrent", " concurrency limit",
 		" concurrent requests", " concurrent request limit", " requests limit", " calls per ",
 		" exceeded the rate", " enhance your calm", " too many attempts", " too many calls",
-		" request too frequent", " requests too frequent", " too frequently",
+		" request too frequent", " requests too frequent", " too frequently", " too frequent requests",
 		" over qps", " qps limit", " qps exceeded", " exceeded qps", " exceeds qps", " queries per second",
 		// Rate-limit headers or metadata beside another error report the
 		// budget left, not that it ran out.

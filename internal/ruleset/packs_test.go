@@ -435,6 +435,18 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "No internet connection detected. Please restart your router.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.restart-your-router"},
 		{msg: "Make sure the gateway is plugged in and its lights are on.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.restart-your-router"},
 		{msg: "Valve stuck: check for obstructions in the line.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.physical-check"},
+		// A file open on another computer, parcels refused to a country by
+		// official order, maintenance breaks (Finnish, Danish), signing in
+		// again (Finnish, Malay, German), an account banned for breaking
+		// the rules.
+		{msg: "The company file is open in Sage on another computer.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.open-in-another-instance"},
+		{msg: "Por disposición oficial no se aceptan paquetes con destino a este país.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.no-shipping-to-country-es"},
+		{msg: "Palvelussa on huoltokatko tänään klo 22–24.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outage-being-repaired"},
+		{msg: "Der er driftsforstyrrelser på selvbetjeningen.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outage-being-repaired"},
+		{msg: "Istunto on päättynyt. Tunnistaudu uudelleen.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.reauth-fi-ms-de"},
+		{msg: "Akaun telah dikunci selepas tiga percubaan.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.reauth-fi-ms-de"},
+		{msg: "Seller account banned for repeated policy violations.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.suspended-for-violation"},
+		{msg: "Custom cutting is not available for delivery addresses in Norway.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.coverage-not-yet"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
