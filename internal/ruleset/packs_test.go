@@ -447,6 +447,22 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Akaun telah dikunci selepas tiga percubaan.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.reauth-fi-ms-de"},
 		{msg: "Seller account banned for repeated policy violations.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.suspended-for-violation"},
 		{msg: "Custom cutting is not available for delivery addresses in Norway.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.coverage-not-yet"},
+		// Self-exclusion and records closed by law; play only from within a
+		// country; contacts who unsubscribed (French, German); a catalogue
+		// open in another named instance; a cuff to put on again; a sensor
+		// warming up (Chinese); location off, every screen in use; a live
+		// event not started; a state not served yet.
+		{msg: "Betting is blocked: the customer is on the national self-exclusion register.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.excluded-or-closed-by-law"},
+		{msg: "Uppgifterna omfattas av sekretess och kan inte lämnas ut.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.excluded-or-closed-by-law"},
+		{msg: "Sorry, you must be physically located in Ontario to play.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.located-in-country"},
+		{msg: "Der Empfänger hat sich vom Newsletter abgemeldet.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.unsubscribed-eu"},
+		{msg: "The catalog is already open in another Lightroom instance.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.open-in-another-instance"},
+		{msg: "Reading failed. Reposition the sensor and measure again.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.physical-check"},
+		{msg: "探头预热中，请稍候", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outage-being-repaired"},
+		{msg: "Location services are disabled. Turn them on to check in.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.location-off-screens-full"},
+		{msg: "Too many people are watching: stop playback on another device.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.location-off-screens-full"},
+		{msg: "The broadcast has not started yet.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.stream-not-started"},
+		{msg: "Online ordering is not available in your province yet.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.coverage-not-yet"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
