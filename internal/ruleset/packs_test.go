@@ -463,6 +463,12 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Too many people are watching: stop playback on another device.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.location-off-screens-full"},
 		{msg: "The broadcast has not started yet.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.stream-not-started"},
 		{msg: "Online ordering is not available in your province yet.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.coverage-not-yet"},
+		// A program, interpreter, library or USB device missing on this
+		// machine, and a repository whose name ends in -sdk that is simply
+		// not there.
+		{msg: "Error: interpreter 3.11 not found; install it with your version manager.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devtools.missing-local-dependency"},
+		{msg: "Plotter USB device not found.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devtools.missing-local-dependency"},
+		{msg: "The repository acme/payments-sdk could not be found.", class: classify.Capability, code: classify.CodeResourceNotFound},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
