@@ -469,6 +469,18 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Error: interpreter 3.11 not found; install it with your version manager.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devtools.missing-local-dependency"},
 		{msg: "Plotter USB device not found.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devtools.missing-local-dependency"},
 		{msg: "The repository acme/payments-sdk could not be found.", class: classify.Capability, code: classify.CodeResourceNotFound},
+		// A trainer held by another app; heavy traffic (French), a timeout
+		// (Norwegian); a card reader or signing component to start; a court
+		// that takes no e-filing; a no-fly zone, unless a permission is
+		// pending; a firmware update under way; a donor deferred.
+		{msg: "Heart-rate sensor is already connected to another app.", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.device-held-by-another-app"},
+		{msg: "Le portail connaît une forte affluence, merci de patienter.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outage-being-repaired"},
+		{msg: "Tidsavbrudd mot registeret.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outage-being-repaired"},
+		{msg: "Signatur fehlgeschlagen: Smart card reader not detected.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.local-signing-component"},
+		{msg: "This matter has not been designated for e-filing.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "families-intl.not-filed-electronically"},
+		{msg: "Mission refused: the polygon crosses a no-fly zone.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.no-fly-zone"},
+		{msg: "Gateway firmware update in progress; commands are queued.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.update-in-progress"},
+		{msg: "You cannot donate platelets again until your deferral period ends.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.donor-deferral"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
