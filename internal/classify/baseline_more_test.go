@@ -401,4 +401,8 @@ var moreCases = []errCase{
 	// Written after the twelfth batch of 2026-12-05.
 	{name: "ruby uninitialized constant", http: i32(500), msg: `{"error":"uninitialized constant InvoiceExporter::Pdf"}`, class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "too frequent requests", msg: "Error: too frequent requests, slow your client down.", class: rel, code: tra, retryable: true, rule: "baseline/message-text"},
+	// Defects a checker, a proof assistant or an OCaml program names.
+	{name: "internal issue", msg: "Error: Internal Error: index not built: 'undefined'. This is an internal issue, likely a bug in the program.", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "invariant check", msg: "--- begin invariant violation report ---\nInvariant check failed\nFile: src/solver/assign.cpp:212", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "ocaml not_found", msg: "Fatal error: exception Not_found\nRaised at Stdlib__Map.find in file \"map.ml\", line 137", class: cap, code: ierr, rule: "baseline/programming-error"},
 }

@@ -158,6 +158,12 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	// A tool that says what it met is probably its own bug (not "if you
 	// think this is a bug", which every tool prints).
 	`|[Tt]his is (?:probably|likely|most likely) an? (?:[\w-]+ ){0,2}bug\b` +
+	`|[Tt]his is an internal (?:issue|error|bug)\b` +
+	// A checker's broken invariant, a proof assistant's anomaly, and an
+	// OCaml exception that only a bug leaves uncaught.
+	`|Invariant check failed` +
+	`|Error: Anomaly\b` +
+	`|Fatal error: exception (?:Not_found|Invalid_argument|Assert_failure|Match_failure|Division_by_zero|Stack_overflow)\b` +
 	`|(?i:please report (?:this |it )?to the (?:devs?|developers?|maintainers?|authors?))\b` +
 	// .NET's LINQ on a sequence the code assumed non-empty or single.
 	`|Sequence contains (?:no (?:matching )?elements?|more than one (?:matching )?element)` +
@@ -196,7 +202,8 @@ var defectWords = words("Unexpected error fetching ", "segfault at ", "With bloc
 	"Violation d'accès", "nterner Compiler-Fehler", "his is probably a", "his is likely a", "his is most likely a",
 	"KeyNotFoundException", "シーケンスに要素", "Die Sequenz enthält", "La séquence ne contient", "La secuencia no contiene",
 	"序列不包含", "Последовательность не содержит", "nternal Compiler Error", "nternal compiler Error", "nternal Compiler error",
-	"non-numeric argument to ", "Index was outside the bounds", "send us ", "отправьте нам ")
+	"non-numeric argument to ", "Index was outside the bounds", "send us ", "отправьте нам ",
+	"his is an internal ", "Invariant check failed", "Error: Anomaly", "Fatal error: exception ")
 
 // isDefectText is defectText.MatchString behind its literal prefilter.
 func isDefectText(t string) bool {
