@@ -404,5 +404,6 @@ var moreCases = []errCase{
 	// Defects a checker, a proof assistant or an OCaml program names.
 	{name: "internal issue", msg: "Error: Internal Error: index not built: 'undefined'. This is an internal issue, likely a bug in the program.", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "invariant check", msg: "--- begin invariant violation report ---\nInvariant check failed\nFile: src/solver/assign.cpp:212", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "unexpected error to report", msg: "An unexpected error has occurred and the log was saved. Please report this issue to the vendor with the log.", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "ocaml not_found", msg: "Fatal error: exception Not_found\nRaised at Stdlib__Map.find in file \"map.ml\", line 137", class: cap, code: ierr, rule: "baseline/programming-error"},
 }

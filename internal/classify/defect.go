@@ -159,6 +159,7 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	// think this is a bug", which every tool prints).
 	`|[Tt]his is (?:probably|likely|most likely) an? (?:[\w-]+ ){0,2}bug\b` +
 	`|[Tt]his is an internal (?:issue|error|bug)\b` +
+	`|[Aa]n unexpected error (?:has )?occurred[^\n]{0,80}[Pp]lease report (?:this|the) (?:issue|error|problem)\b` +
 	// A checker's broken invariant, a proof assistant's anomaly, and an
 	// OCaml exception that only a bug leaves uncaught.
 	`|Invariant check failed` +
@@ -203,7 +204,7 @@ var defectWords = words("Unexpected error fetching ", "segfault at ", "With bloc
 	"KeyNotFoundException", "シーケンスに要素", "Die Sequenz enthält", "La séquence ne contient", "La secuencia no contiene",
 	"序列不包含", "Последовательность не содержит", "nternal Compiler Error", "nternal compiler Error", "nternal Compiler error",
 	"non-numeric argument to ", "Index was outside the bounds", "send us ", "отправьте нам ",
-	"his is an internal ", "Invariant check failed", "Error: Anomaly", "Fatal error: exception ")
+	"his is an internal ", "n unexpected error ", "Invariant check failed", "Error: Anomaly", "Fatal error: exception ")
 
 // isDefectText is defectText.MatchString behind its literal prefilter.
 func isDefectText(t string) bool {

@@ -481,6 +481,17 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Mission refused: the polygon crosses a no-fly zone.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.no-fly-zone"},
 		{msg: "Gateway firmware update in progress; commands are queued.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.update-in-progress"},
 		{msg: "You cannot donate platelets again until your deferral period ends.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.donor-deferral"},
+		// A device to switch on (Chinese); a security delay before the next
+		// attempt and an operator told to fix a machine; a signal to come
+		// back (German); rewards sold out and campaigns closed.
+		{msg: "设备离线，请开机并连接网络。", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.offline-person-at-device"},
+		{msg: "Unlock refused. Wait 5 minutes with the key in position before another attempt.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.wait-before-next-attempt"},
+		{msg: "Locker bank jammed: our technician has been notified and will clear it today.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.wait-before-next-attempt"},
+		{msg: "Position wird nach Wiederherstellung der Verbindung gesendet.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outage-being-repaired"},
+		{msg: "Las entradas de esta fecha están agotadas.", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-intl.sold-out-closed"},
+		{msg: "この商品は完売しました", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-intl.sold-out-closed"},
+		// A value too large for a fixed-width field of a file format.
+		{msg: "Internal Error: glyph count 70211 does not fit into a 16-bit field", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.fixed-width-overflow"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
