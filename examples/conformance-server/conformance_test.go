@@ -70,7 +70,14 @@ func TestConformanceSuite(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ListFailures: %v", err)
 	}
-	if len(list.GetFailures()) == 0 || list.GetFailures()[0].GetServer() != "conformance-server" {
+	// Any of the scenario's calls will do: the newest record can be the
+	// proxy's own, when the middleware's call behind it missed its budget
+	// on a loaded machine and the proxy classified the failure instead.
+	recorded := false
+	for _, f := range list.GetFailures() {
+		recorded = recorded || f.GetServer() == "conformance-server"
+	}
+	if !recorded {
 		t.Errorf("no record of test_error_handling from conformance-server: %v", list.GetFailures())
 	}
 }
