@@ -492,6 +492,13 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "この商品は完売しました", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-intl.sold-out-closed"},
 		// A value too large for a fixed-width field of a file format.
 		{msg: "Internal Error: glyph count 70211 does not fit into a 16-bit field", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.fixed-width-overflow"},
+		// Serial ports held by another program (Russian, German); a mount
+		// to power; an option to switch on first; a session an API expired.
+		{msg: "Порт COM7 занят другим приложением.", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.device-held-by-another-app"},
+		{msg: "Scanner antwortet nicht. Check power and USB cable.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.offline-person-at-device"},
+		{msg: "Remote control is not enabled. Enable it under Settings > Remote.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.enable-setting-first"},
+		{msg: "<Response><Error>Session Timeout</Error></Response>", class: classify.Governance, code: classify.CodeAuthRequired, family: "families.session-timeout-auth"},
+		{msg: "OCI runtime create failed: failed to register with gpu-mgr: dial unix /run/gpu/mgr.sock: connect: no such file or directory", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devtools.daemon-socket-missing"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
