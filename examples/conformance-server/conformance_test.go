@@ -88,17 +88,24 @@ type targets struct {
 // the middleware on, "toolfailure proxy --listen --upstream" in front of it
 // over HTTP, and "toolfailure proxy --listen" with the server as a stdio
 // child, each until the test ends.
+// testBudget is the Classify budget of the servers and proxies under test.
+const testBudget = "10s"
+
 func startTargets(t *testing.T) targets {
 	t.Helper()
 	svc := servicetest.Start(t, servicetest.Embedded(t))
 	env := append(os.Environ(), "TOOLFAILURE_SERVER="+svc.URL, "TOOLFAILURE_KEY="+svc.ReportKey)
 	listening := regexp.MustCompile(`(http://\S+/mcp)`)
-	direct := start(t, env, listening, "server", serverBin, "--listen", "127.0.0.1:0")
+	// The suites check what a classified failure carries, not how fast the
+	// service answers: on a loaded machine a Classify call can miss the
+	// default budget, and the failure then rightly goes out without the key
+	// (the fail-open path, tested in mcpfailure), which would fail the row.
+	direct := start(t, env, listening, "server", serverBin, "--listen", "127.0.0.1:0", "--budget", testBudget)
 	return targets{
 		svc:      svc,
 		direct:   direct,
-		viaHTTP:  start(t, env, listening, "proxy-http", toolfailureBin, "proxy", "--listen", "127.0.0.1:0", "--upstream", direct),
-		viaStdio: start(t, env, listening, "proxy-stdio", toolfailureBin, "proxy", "--listen", "127.0.0.1:0", "--", serverBin),
+		viaHTTP:  start(t, env, listening, "proxy-http", toolfailureBin, "proxy", "--listen", "127.0.0.1:0", "--budget", testBudget, "--upstream", direct),
+		viaStdio: start(t, env, listening, "proxy-stdio", toolfailureBin, "proxy", "--listen", "127.0.0.1:0", "--budget", testBudget, "--", serverBin, "--budget", testBudget),
 	}
 }
 

@@ -49,16 +49,17 @@ import (
 func main() {
 	listen := flag.String("listen", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio")
 	plain := flag.Bool("plain", false, "run without the toolFailure middleware, as a server that knows nothing of the proposal")
+	budget := flag.Duration("budget", mcpfailure.DefaultBudget, "how long a failed result may wait for the service before it goes out without the toolFailure key")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *listen, *plain); err != nil {
+	if err := run(ctx, *listen, *plain, *budget); err != nil {
 		fmt.Fprintln(os.Stderr, "conformance-server:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, listen string, plain bool) error {
+func run(ctx context.Context, listen string, plain bool, budget time.Duration) error {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	server := newServer()
 	if key := os.Getenv("TOOLFAILURE_KEY"); plain {
@@ -72,6 +73,7 @@ func run(ctx context.Context, listen string, plain bool) error {
 			Classifier: mcpfailure.NewClassifierClient(nil, url, key),
 			Server:     "conformance-server",
 			Logger:     logger,
+			Budget:     budget,
 		})
 		if err != nil {
 			return err

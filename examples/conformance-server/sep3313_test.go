@@ -447,7 +447,7 @@ func (sc *sep3313) startTaskProxy(t *testing.T, svc servicetest.Service) string 
 	t.Helper()
 	script := filepath.Join(sc.dir, "examples", "servers", "typescript", "sep-3313-task-server.ts")
 	env := append(os.Environ(), "TOOLFAILURE_SERVER="+svc.URL, "TOOLFAILURE_KEY="+svc.ReportKey)
-	return start(t, env, regexp.MustCompile(`(http://\S+/mcp)`), "proxy-tasks", toolfailureBin, "proxy", "--listen", "127.0.0.1:0", "--", sc.node, sc.tsx, script)
+	return start(t, env, regexp.MustCompile(`(http://\S+/mcp)`), "proxy-tasks", toolfailureBin, "proxy", "--listen", "127.0.0.1:0", "--budget", testBudget, "--", sc.node, sc.tsx, script)
 }
 
 // checkTaskRecorded looks up the correlation ID that column col's task row
