@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 91.0
-	freshFloorCode                = 84.5
-	freshFloorPermanentRetryable  = 2.34
-	freshFloorTransientNotRetried = 0.88
+	freshFloorClass               = 88.9
+	freshFloorCode                = 80.4
+	freshFloorPermanentRetryable  = 1.60
+	freshFloorTransientNotRetried = 1.86
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
