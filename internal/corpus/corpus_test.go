@@ -129,6 +129,10 @@ var againstConventions = map[string]string{
 	// Conflicts: "a file, database or record that another process or user
 	// has locked … the lock goes when they finish".
 	"photomechanic-catalog-locked": "a file locked by another process is transient",
+	// Transient: "a device, gateway or sensor reported offline with
+	// nothing said of what a person must do at it".
+	"fastprk-gateway-offline": "a bare device offline is transient",
+	"jieshun-zh-offline":      "a bare device offline is transient",
 }
 
 // With the committed model, as the service runs it, no permanent error of

@@ -499,6 +499,29 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Remote control is not enabled. Enable it under Settings > Remote.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.enable-setting-first"},
 		{msg: "<Response><Error>Session Timeout</Error></Response>", class: classify.Governance, code: classify.CodeAuthRequired, family: "families.session-timeout-auth"},
 		{msg: "OCI runtime create failed: failed to register with gpu-mgr: dial unix /run/gpu/mgr.sock: connect: no such file or directory", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devtools.daemon-socket-missing"},
+		// An article out of stock at the supplier, even "temporarily"; a
+		// camera or a vehicle's box offline; waits in Korean, Japanese,
+		// German, Italian and Amharic; a lockout to ask support about; a
+		// window closed, a kind of card refused, an age limit; an app to
+		// update; a full disk named by a database error.
+		{msg: "Articolo momentaneamente mancante presso il magazzino centrale.", class: classify.Capability, code: classify.CodeResourceNotFound, family: "families-intl.out-of-stock-supplier"},
+		{msg: "PZN 04711234 ist zurzeit nicht lieferbar.", class: classify.Capability, code: classify.CodeResourceNotFound, family: "families-intl.out-of-stock-supplier"},
+		{msg: "Die Kamera am Eingang ist derzeit nicht erreichbar.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-intl"},
+		{msg: "La caméra du parking est hors ligne.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-intl"},
+		{msg: "현재 접속 대기 중입니다. 잠시만 기다려 주세요.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-ko"},
+		{msg: "夜間のシステム停止時間のため、照会できません。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-ja"},
+		{msg: "Der Datenabgleich läuft, bitte warten.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
+		{msg: "Errore temporaneo del servizio pagamenti.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
+		{msg: "አገልግሎቱ በጥገና ላይ ነው።", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-moment-more"},
+		{msg: "Your login has been temporarily locked. Please contact support to unlock it.", class: classify.Governance, code: classify.CodeUserActionRequired, family: ""},
+		{msg: "The scholarship application window for this year has closed.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.policy-window-closed"},
+		{msg: "Enrolment deadline has passed for the spring term.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.policy-window-closed"},
+		{msg: "Segmentation fault: the application window closed unexpectedly.", class: classify.Capability, code: classify.CodeInternalError, family: ""},
+		{msg: "Prepaid cards are not accepted for this booking.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.policy-card-kind-age"},
+		{msg: "この作品は15歳未満の方はご購入いただけません。", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.policy-card-kind-age"},
+		{msg: "Please update the app to the latest version to continue.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.update-app-first"},
+		{msg: "Failed to update the app: the latest version could not be downloaded.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: ""},
+		{msg: "database error: could not write block: No space left on device", class: classify.Governance, code: classify.CodeUserActionRequired, family: ""},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
