@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 88.9
-	freshFloorCode                = 80.4
-	freshFloorPermanentRetryable  = 1.60
-	freshFloorTransientNotRetried = 1.86
+	freshFloorClass               = 93.7
+	freshFloorCode                = 87.9
+	freshFloorPermanentRetryable  = 0.00
+	freshFloorTransientNotRetried = 1.65
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
