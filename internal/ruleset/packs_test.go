@@ -522,6 +522,25 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Please update the app to the latest version to continue.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.update-app-first"},
 		{msg: "Failed to update the app: the latest version could not be downloaded.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: ""},
 		{msg: "database error: could not write block: No space left on device", class: classify.Governance, code: classify.CodeUserActionRequired, family: ""},
+		// A device offline with its power, battery or cable to check, in
+		// other languages; a serial port taken (Chinese).
+		{msg: "Alat tidak terhubung. Periksa kabel dan daya listrik alat.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.offline-person-at-device-intl"},
+		{msg: "Le lecteur ne répond pas. Vérifiez l'alimentation et le câble USB.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.offline-person-at-device-intl"},
+		{msg: "端口 COM3 已被占用", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.device-held-by-another-app"},
+		// A region's law; a deadline to file or pay; cheating detected
+		// (Japanese); a consumable to load; waits in Czech and Slovak; a
+		// unit not communicating (Czech); a connection being made again;
+		// a game to update.
+		{msg: "This title is not available for sale in your country.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.region-restricted"},
+		{msg: "Real-money games are not permitted in your state under local laws.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.region-restricted"},
+		{msg: "Le délai de dépôt est dépassé pour cet exercice.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.policy-window-closed"},
+		{msg: "チート行為が確認されたため、アカウントを凍結しました。", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.suspended-for-violation"},
+		{msg: "Reagent short: TP on module 1.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.refill"},
+		{msg: "Platba se nezdařila, probíhá plánovaná údržba.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-nordic-cs-hu-ro"},
+		{msg: "Čidlo v garáži nekomunikuje.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-intl"},
+		{msg: "Link to the plate reader dropped; attempting to reconnect.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.reconnecting"},
+		{msg: "Connection lost. Failed to reconnect after 5 attempts.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: ""},
+		{msg: "Your client is out of date. Please update the client.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.update-app-first"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
