@@ -241,6 +241,7 @@ var moreCases = []errCase{
 	{name: "waf incident id", http: i32(403), msg: "Access Denied. Incident ID: 0038812-22771", class: gov, code: pol, rule: "baseline/firewall"},
 	{name: "waf code de blocage", http: i32(403), msg: "Vous n'êtes pas autorisé à accéder à cette page. Code de blocage : XSS", class: gov, code: pol, rule: "baseline/firewall"},
 	{name: "waf russian firewall", http: i32(403), msg: "Доступ запрещён: запрос заблокирован файрволом сайта.", class: gov, code: pol, rule: "baseline/firewall"},
+	{name: "waf naxsi", http: i32(418), msg: "naxsi: request denied (learning=0, id=1001, zone=ARGS, var_name=q)", class: gov, code: pol, rule: "baseline/firewall"},
 	{name: "waf japanese", http: i32(403), msg: "お客様のアクセスは不正な通信と判定されたため遮断されました。", class: gov, code: pol, rule: "baseline/firewall"},
 	{name: "file contains malware", http: i32(423), msg: "quarantined: the upload was found to contain malware", class: gov, code: pol, rule: "baseline/firewall"},
 	{name: "file contains virus zh", msg: "操作失败，因为文件包含病毒", class: gov, code: pol, rule: "baseline/firewall"},
@@ -358,6 +359,8 @@ var moreCases = []errCase{
 	// "Try again" after an instruction to repair the input is no evidence
 	// of a passing failure: nothing recognises the rest, so no retry.
 	{name: "repair and try again", msg: "Unable to export: the part has 12 open edges. Repair the geometry and try again.", class: rel, code: tra, rule: "baseline/default"},
+	// Nor is "check and try again", said to the one who sent the input.
+	{name: "check and try again", msg: "Unable to export: the part has 12 open edges. Please check and try again.", class: rel, code: tra, rule: "baseline/default"},
 	{name: "client not responding", msg: "Disconnected: client not responding", idempotent: true, class: rel, code: tra, retryable: true, rule: "baseline/message-text"},
 	{name: "checked out by another user", http: i32(409), msg: "Drawing D-12 is checked out by mlee and cannot be edited until it is checked in.", class: rel, code: tra, retryable: true, rule: "baseline/http-status-text"},
 	{name: "not acknowledged within", msg: "Command to controller 4 not acknowledged within 3000 ms", idempotent: true, class: rel, code: tra, retryable: true, rule: "baseline/message-text"},

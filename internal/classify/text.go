@@ -622,8 +622,9 @@ var textSets = [setCount]phraseSet{
 		// (DLMS OBJECT_UNAVAILABLE): the address is wrong, not the device.
 		// "Repair the mesh and try again": the caller must change something
 		// first; so must a deployment whose message names its own
-		// misconfiguration ("the container port is misconfigured").
-	}, unless: []string{" object unavailable", " repair the ", " correct the ", " is misconfigured"}},
+		// misconfiguration ("the container port is misconfigured"); so
+		// must one who is asked to "check and try again" what they sent.
+	}, unless: []string{" object unavailable", " repair the ", " correct the ", " is misconfigured", " check and try again"}},
 	tServer: {kind: kServer, phrases: []string{
 		" internal error", " internal server", " server error", " unexpected error",
 		" something went wrong", " bad gateway", " upstream", " backend error",

@@ -541,6 +541,33 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Link to the plate reader dropped; attempting to reconnect.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.reconnecting"},
 		{msg: "Connection lost. Failed to reconnect after 5 attempts.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: ""},
 		{msg: "Your client is out of date. Please update the client.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.update-app-first"},
+		// A password, PIN or key named wrong in other forms; not a
+		// password that breaks a length rule.
+		{msg: "Login rejected: invalid master password.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families.login-failed-more"},
+		{msg: "The service key provided is not valid.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families.login-failed-more"},
+		{msg: "Wrong card number or PIN.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families.login-failed-more"},
+		{msg: "Invalid password: must be at least 12 characters long.", class: classify.Capability, code: classify.CodeInvalidInput, family: ""},
+		// Something not found, with the hint of what to install or run.
+		{msg: "Error: Cannot find module 'sharp'.\nTry running: npm install sharp", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devtools.not-found-install-hint"},
+		{msg: "Index file not found. Run `docsearch generate` to build it.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devtools.not-found-install-hint"},
+		// Money short; a resource limit of the account.
+		{msg: "Payment refused: not enough money on the wallet.", http: status(400), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.billing"},
+		{msg: "Creating the volume would exceed the volume limit for the account.", http: status(400), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.billing-plan"},
+		// A board to put in bootloader mode by hand.
+		{msg: "Failed to connect: device is not in DFU mode. Hold BOOT while plugging it in.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.press-button"},
+		// A program on the person's machine to start; a unit to switch on,
+		// even when it is not responding; a meter concentrator not
+		// communicating; a connector (German); a record open on another
+		// workstation (German); SQL Server out of reach; a phone prompt
+		// nobody answered.
+		{msg: "Could not connect to the imaging bridge. Please check that the Bridge service is running.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.start-program"},
+		{msg: "Scanner not responding. Make sure the scanner is switched on and try again.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.switch-on"},
+		{msg: "Read failed: concentrator 88 is not communicating.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline"},
+		{msg: "Der Konnektor ist derzeit nicht erreichbar.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-intl"},
+		{msg: "Der Auftrag ist an einem anderen Arbeitsplatz geöffnet.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.locked-by-another-user"},
+		{msg: "[DBNETLIB][ConnectionOpen (Connect()).]SQL Server does not exist or access denied.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "datastores.sqlserver-unreachable"},
+		{msg: `STK push failed: 1037 DS timeout user cannot be reached`, class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.person-did-not-answer"},
+		{msg: "You have exceeded your daily API request limit of 500.", http: status(429), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.billing-cap"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
