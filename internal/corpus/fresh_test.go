@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 89.1
-	freshFloorCode                = 81.1
-	freshFloorPermanentRetryable  = 1.87
-	freshFloorTransientNotRetried = 1.34
+	freshFloorClass               = 91.5
+	freshFloorCode                = 85.6
+	freshFloorPermanentRetryable  = 0.57
+	freshFloorTransientNotRetried = 1.99
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
