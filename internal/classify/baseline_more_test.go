@@ -241,6 +241,7 @@ var moreCases = []errCase{
 	{name: "waf incident id", http: i32(403), msg: "Access Denied. Incident ID: 0038812-22771", class: gov, code: pol, rule: "baseline/firewall"},
 	{name: "waf code de blocage", http: i32(403), msg: "Vous n'êtes pas autorisé à accéder à cette page. Code de blocage : XSS", class: gov, code: pol, rule: "baseline/firewall"},
 	{name: "waf russian firewall", http: i32(403), msg: "Доступ запрещён: запрос заблокирован файрволом сайта.", class: gov, code: pol, rule: "baseline/firewall"},
+	{name: "graphql non-null field", http: i32(200), msg: `{"errors":[{"message":"Cannot return null for non-nullable field Order.customer.","path":["order","customer"]}]}`, class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "waf naxsi", http: i32(418), msg: "naxsi: request denied (learning=0, id=1001, zone=ARGS, var_name=q)", class: gov, code: pol, rule: "baseline/firewall"},
 	{name: "waf japanese", http: i32(403), msg: "お客様のアクセスは不正な通信と判定されたため遮断されました。", class: gov, code: pol, rule: "baseline/firewall"},
 	{name: "file contains malware", http: i32(423), msg: "quarantined: the upload was found to contain malware", class: gov, code: pol, rule: "baseline/firewall"},

@@ -163,6 +163,9 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	// A checker's broken invariant, a proof assistant's anomaly, and an
 	// OCaml exception that only a bug leaves uncaught.
 	`|Invariant check failed` +
+	// A GraphQL server whose resolver returned null for a field its own
+	// schema declares non-null: the schema and the code disagree.
+	`|Cannot return null for non-nullable field` +
 	`|Error: Anomaly\b` +
 	`|Fatal error: exception (?:Not_found|Invalid_argument|Assert_failure|Match_failure|Division_by_zero|Stack_overflow)\b` +
 	`|(?i:please report (?:this |it )?to the (?:devs?|developers?|maintainers?|authors?))\b` +
@@ -204,7 +207,8 @@ var defectWords = words("Unexpected error fetching ", "segfault at ", "With bloc
 	"KeyNotFoundException", "シーケンスに要素", "Die Sequenz enthält", "La séquence ne contient", "La secuencia no contiene",
 	"序列不包含", "Последовательность не содержит", "nternal Compiler Error", "nternal compiler Error", "nternal Compiler error",
 	"non-numeric argument to ", "Index was outside the bounds", "send us ", "отправьте нам ",
-	"his is an internal ", "n unexpected error ", "Invariant check failed", "Error: Anomaly", "Fatal error: exception ")
+	"his is an internal ", "n unexpected error ", "Invariant check failed", "Error: Anomaly", "Fatal error: exception ",
+	"Cannot return null for non-nullable field")
 
 // isDefectText is defectText.MatchString behind its literal prefilter.
 func isDefectText(t string) bool {

@@ -568,6 +568,10 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "[DBNETLIB][ConnectionOpen (Connect()).]SQL Server does not exist or access denied.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "datastores.sqlserver-unreachable"},
 		{msg: `STK push failed: 1037 DS timeout user cannot be reached`, class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.person-did-not-answer"},
 		{msg: "You have exceeded your daily API request limit of 500.", http: status(429), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.billing-cap"},
+		// Chargers and terminals offline (Japanese); a meter silent
+		// (Spanish).
+		{msg: "センサーがオフラインです。最終受信: 2時間前", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline"},
+		{msg: "El medidor no ha reportado datos desde ayer.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-intl"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
