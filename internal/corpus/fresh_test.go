@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 91.5
-	freshFloorCode                = 85.6
-	freshFloorPermanentRetryable  = 0.57
-	freshFloorTransientNotRetried = 1.99
+	freshFloorClass               = 93.1
+	freshFloorCode                = 87.7
+	freshFloorPermanentRetryable  = 1.07
+	freshFloorTransientNotRetried = 2.14
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
