@@ -129,6 +129,7 @@ var againstConventions = map[string]string{
 	// Conflicts: "a file, database or record that another process or user
 	// has locked … the lock goes when they finish".
 	"photomechanic-catalog-locked": "a file locked by another process is transient",
+	"sunfish-attendance-lock":      "a record locked by another process is transient",
 	// Transient: "a device, gateway or sensor reported offline with
 	// nothing said of what a person must do at it".
 	"fastprk-gateway-offline": "a bare device offline is transient",

@@ -572,6 +572,16 @@ func TestPackFamilies(t *testing.T) {
 		// (Spanish).
 		{msg: "センサーがオフラインです。最終受信: 2時間前", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline"},
 		{msg: "El medidor no ha reportado datos desde ayer.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-intl"},
+		// A compliance screen's refusal; automated access a site forbids.
+		{msg: "Payout declined by AML screening.", http: status(403), class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.policy-screening"},
+		{msg: "Automatisierte Zugriffe auf diese Seite sind nicht gestattet.", http: status(403), class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.policy-screening"},
+		// A biometric reader waiting for the person; a lockout to ask
+		// support about, on a 423, and not one for a violation; a quota
+		// with its window written short.
+		{msg: "Fingerprint not recognised. Place your finger flat on the sensor.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.biometric-capture"},
+		{msg: "A conta foi bloqueada após várias tentativas. Entre em contato com o suporte.", http: status(423), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.lockout-contact-support"},
+		{msg: "Your account has been blocked for a violation of our terms. Contact support.", class: classify.Governance, code: classify.CodePolicyBlocked, family: ""},
+		{msg: "Quota exceeded: 100 per 1m allowed.", http: status(429), class: classify.Reliability, code: classify.CodeRetryableTransient, family: ""},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
