@@ -163,6 +163,11 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	// A checker's broken invariant, a proof assistant's anomaly, and an
 	// OCaml exception that only a bug leaves uncaught.
 	`|Invariant check failed` +
+	// Java's own words for a null dereference since JDK 14, which name no
+	// exception when the server returns only its message; and Windows'
+	// access violation by its exception code.
+	`|Cannot (?:invoke|read field|assign field|load from [a-z]+ array|store to [a-z]+ array|read the array length)\b[^\n]{0,240}\bbecause\b[^\n]{0,240}\bis null\b` +
+	`|[Ee]xception code:? 0x[cC]0000005\b` +
 	// A GraphQL server whose resolver returned null for a field its own
 	// schema declares non-null: the schema and the code disagree.
 	`|Cannot return null for non-nullable field` +
@@ -208,7 +213,8 @@ var defectWords = words("Unexpected error fetching ", "segfault at ", "With bloc
 	"序列不包含", "Последовательность не содержит", "nternal Compiler Error", "nternal compiler Error", "nternal Compiler error",
 	"non-numeric argument to ", "Index was outside the bounds", "send us ", "отправьте нам ",
 	"his is an internal ", "n unexpected error ", "Invariant check failed", "Error: Anomaly", "Fatal error: exception ",
-	"Cannot return null for non-nullable field")
+	"Cannot return null for non-nullable field", "Cannot invoke ", "Cannot read field ", "Cannot assign field ",
+	"Cannot load from ", "Cannot store to ", "Cannot read the array length", "xception code: 0x", "xception code 0x")
 
 // isDefectText is defectText.MatchString behind its literal prefilter.
 func isDefectText(t string) bool {

@@ -520,7 +520,7 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Prepaid cards are not accepted for this booking.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.policy-card-kind-age"},
 		{msg: "この作品は15歳未満の方はご購入いただけません。", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.policy-card-kind-age"},
 		{msg: "Please update the app to the latest version to continue.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.update-app-first"},
-		{msg: "Failed to update the app: the latest version could not be downloaded.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: ""},
+		{msg: "Failed to update the app to the latest version: connection timed out.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: ""},
 		{msg: "database error: could not write block: No space left on device", class: classify.Governance, code: classify.CodeUserActionRequired, family: ""},
 		// A device offline with its power, battery or cable to check, in
 		// other languages; a serial port taken (Chinese).
@@ -582,6 +582,16 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "A conta foi bloqueada após várias tentativas. Entre em contato com o suporte.", http: status(423), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.lockout-contact-support"},
 		{msg: "Your account has been blocked for a violation of our terms. Contact support.", class: classify.Governance, code: classify.CodePolicyBlocked, family: ""},
 		{msg: "Quota exceeded: 100 per 1m allowed.", http: status(429), class: classify.Reliability, code: classify.CodeRetryableTransient, family: ""},
+		// A monitor offline (Chinese); a beacon with no position for hours
+		// (French); a satellite terminal without coverage (Spanish); a
+		// record another user holds (German, English); a fee payment
+		// pending is not a state to wait for.
+		{msg: "3号床监护仪离线", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline"},
+		{msg: "Navire 7: aucune trame reçue depuis 2 heures.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline"},
+		{msg: "Boya sin cobertura satelital desde las 04:10.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline"},
+		{msg: "Die Zeichnung ist durch einen anderen Benutzer gesperrt.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.locked-by-another-user"},
+		{msg: "Part 220-14 is checked out by another user.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.locked-by-another-user"},
+		{msg: "Your exam fee payment status is pending. The form counts only after successful payment.", class: classify.Governance, code: classify.CodeUserActionRequired, family: ""},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
