@@ -163,6 +163,8 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	// A checker's broken invariant, a proof assistant's anomaly, and an
 	// OCaml exception that only a bug leaves uncaught.
 	`|Invariant check failed` +
+	`|Error: Anomaly\b` +
+	`|Fatal error: exception (?:Not_found|Invalid_argument|Assert_failure|Match_failure|Division_by_zero|Stack_overflow)\b` +
 	// Java's own words for a null dereference since JDK 14, which name no
 	// exception when the server returns only its message; and Windows'
 	// access violation by its exception code.
@@ -171,8 +173,6 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	// A GraphQL server whose resolver returned null for a field its own
 	// schema declares non-null: the schema and the code disagree.
 	`|Cannot return null for non-nullable field` +
-	`|Error: Anomaly\b` +
-	`|Fatal error: exception (?:Not_found|Invalid_argument|Assert_failure|Match_failure|Division_by_zero|Stack_overflow)\b` +
 	`|(?i:please report (?:this |it )?to the (?:devs?|developers?|maintainers?|authors?))\b` +
 	// .NET's LINQ on a sequence the code assumed non-empty or single.
 	`|Sequence contains (?:no (?:matching )?elements?|more than one (?:matching )?element)` +
