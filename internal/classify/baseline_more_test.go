@@ -416,4 +416,9 @@ var moreCases = []errCase{
 	{name: "invariant check", msg: "--- begin invariant violation report ---\nInvariant check failed\nFile: src/solver/assign.cpp:212", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "unexpected error to report", msg: "An unexpected error has occurred and the log was saved. Please report this issue to the vendor with the log.", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "ocaml not_found", msg: "Fatal error: exception Not_found\nRaised at Stdlib__Map.find in file \"map.ml\", line 137", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "akamai reference with a test id", http: i32(403), msg: "Access Denied. You don't have permission to access \"http://shop.example/checkout\" on this server. Reference #97.abcd.1700000000.0", class: gov, code: pol, rule: "baseline/firewall"},
+	{name: "virtual queue turn", msg: "Estás en la cola virtual; te quedan unos 8 minutos.", class: rel, code: tra, retryable: true},
+	{name: "signature owed by a witness", msg: "The notebook entry cannot be locked: pending signature from the second witness.", class: gov, code: act},
+	{name: "another member blocked the caller", msg: "Unable to send: the member has blocked you.", class: gov, code: perm},
+	{name: "operator's cancellation policy", msg: "Refund not possible less than 24 hours before sailing as per operator policy.", class: gov, code: pol},
 }

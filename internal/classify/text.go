@@ -83,6 +83,8 @@ var textSets = [setCount]phraseSet{
 		" requires consent", " interaction required", " requires user interaction",
 		" user action required", " action required", " needs to be approved", " not yet approved",
 		" waiting for approval", " requires explicit", " to be confirmed", " requires human",
+		// A signature someone else owes (a witness, a reviewer).
+		" signature pending", " signature is pending", " pending signature", " awaiting signature",
 		" human in the loop", " elicitation required", " requires manual approval",
 		" approval needed", " awaiting user", " requires the user to confirm", " user must confirm",
 		" confirm the action", " confirm that you want", " confirm before", " requires action",
@@ -249,6 +251,8 @@ var textSets = [setCount]phraseSet{
 		// A circuit breaker that is open sheds calls, unprocessed, until it half-opens.
 		" circuit is open", " circuit is now open", " circuit breaker is open", " circuit open", " broken circuit",
 		" short circuited",
+		// A virtual queue or waiting room lets the caller in on its turn.
+		" virtual queue", " fila virtual", " cola virtual", " file d attente virtuelle", " you are now in line",
 		// A session, class or event with no seats left is sold out.
 	}, unless: []string{" capacity for session", " capacity for this session", " capacity for the session",
 		" capacity for this event", " capacity for the event", " capacity for this class", " capacity for the class"}},
@@ -363,6 +367,7 @@ var textSets = [setCount]phraseSet{
 		" restricted by", " jailbreak", " harmful", " unsafe content", " prompt was blocked",
 		" recitation", " denied by policy", " policy denied", " policy does not allow",
 		" policy prohibits", " not permitted by", " against policy", " against our policy",
+		" as per operator policy", " as per our policy", " as per the policy", " per operator policy",
 		" against our policies", " against our terms", " against our guidelines", " against our community",
 		" meet our guidelines", " meet our advertising guidelines", " meet our listing guidelines",
 		" blocklist", " blacklist", " denylist", " deny list", " block list",
@@ -415,6 +420,9 @@ var textSets = [setCount]phraseSet{
 		re(` action(?: [a-z0-9]+){1,3} (?:don t|doesn t|does not) exist\b`)}},
 	tPermission: {kind: kPermission, phrases: []string{
 		" members only", " only for members", " only members can",
+		// Another member who blocked the caller decided: no rule of the
+		// service's did.
+		" have blocked you", " has blocked you",
 		" permission denied", " permissions denied", " access denied", " access is denied",
 		" access forbidden", " forbidden", " not authorized to", " not authorised to",
 		" is not authorized", " are not authorized", " unauthorized to", " not permitted",
