@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 93.2
-	freshFloorCode                = 85.9
-	freshFloorPermanentRetryable  = 0.00
-	freshFloorTransientNotRetried = 1.36
+	freshFloorClass               = 92.6
+	freshFloorCode                = 83.8
+	freshFloorPermanentRetryable  = 1.38
+	freshFloorTransientNotRetried = 0.83
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
