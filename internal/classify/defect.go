@@ -43,6 +43,7 @@ var defectTypes = map[string]bool{
 // acknowledgement carries the exception of its own code.
 var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exception in thread "[^"]*" )|[\s:"'：|^(]|\\n)(?:` +
 	`(?:builtins\.)?(?:ZeroDivisionError|KeyError|AttributeError|IndexError|NameError|UnboundLocalError|RecursionError|NoMethodError): ` +
+	`|DivisionByZeroError: Division by zero\b` +
 	`|(?:java\.lang\.|kotlin\.)?(?:(?:Kotlin)?NullPointerException|ClassCastException|ArrayIndexOutOfBoundsException|StringIndexOutOfBoundsException|ArithmeticException|UninitializedPropertyAccessException)\b` +
 	`|java\.util\.ConcurrentModificationException\b` +
 	`|java\.lang\.AssertionError\b` +
@@ -187,7 +188,7 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 // defectWords are literals, one of which every alternative of defectText
 // contains: the pattern (Go's regexp has no DFA) runs only on a text that
 // holds one, so that a long message costs one scan.
-var defectWords = words("Unexpected error fetching ", "segfault at ", "With block variable not set", "bloque With no establecid", "ZeroDivisionError", "KeyError", "AttributeError", "IndexError", "NameError",
+var defectWords = words("Unexpected error fetching ", "segfault at ", "With block variable not set", "bloque With no establecid", "ZeroDivisionError", "DivisionByZeroError: Division by zero", "KeyError", "AttributeError", "IndexError", "NameError",
 	"UnboundLocalError", "RecursionError", "NoMethodError", "NullPointerException", "ClassCastException",
 	"OutOfBoundsException", "ArithmeticException", "UninitializedPropertyAccessException",
 	"NullReferenceException", "InvalidCastException", "IndexOutOfRangeException", "DivideByZeroException",

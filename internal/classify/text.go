@@ -585,6 +585,8 @@ var textSets = [setCount]phraseSet{
 		" already exists", " already exist", " already in use", " already taken",
 		" already registered", " duplicate", " already been", " name is taken", " conflict",
 		" unique constraint",
+		// Windows' words for EADDRINUSE (WSAEADDRINUSE, 10048).
+		" only one usage of each socket address",
 		// A VM, domain or browser "already running" is in the state the
 		// request asks for; another instance already running is a wait.
 	}, unless: []string{" another instance"}, patterns: []*regexp.Regexp{re(` already (?:[a-z]+ ){0,2}(?:exists|taken|booked|reserved|registered|used|assigned|allocated|linked|subscribed|a member|running) `)}},
