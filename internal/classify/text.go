@@ -293,6 +293,8 @@ var textSets = [setCount]phraseSet{
 		// open is a duplicate, not another writer to wait for.
 		" an application for this "}},
 	tAuth: {kind: kAuth, phrases: []string{
+		// A broadcast encoder's stream key is its credential.
+		" invalid stream key", " stream key is invalid",
 		" unauthenticated", " unlock your wallet", " wallet is locked", " not authenticated", " must be logged in", " must be authenticated",
 		" invalid login", " password not accepted", " authentication unsuccessful", " password required",
 		" authentication required", " authentication is required", " authentication failed",

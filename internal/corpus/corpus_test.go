@@ -54,8 +54,8 @@ var crossValidated = sync.OnceValue(func() (cv struct {
 // are held as shares of all cases at the issue's floors: permanent errors
 // told to retry at 1 %, transient errors not retried at 4 %.
 const (
-	floorClass               = 92.9
-	floorCode                = 86.1
+	floorClass               = 93.0
+	floorCode                = 86.2
 	floorPermanentRetryable  = 1.0
 	floorTransientNotRetried = 4.0
 )
@@ -134,6 +134,9 @@ var againstConventions = map[string]string{
 	// nothing said of what a person must do at it".
 	"fastprk-gateway-offline": "a bare device offline is transient",
 	"jieshun-zh-offline":      "a bare device offline is transient",
+	// Transient: "a service closed outside its opening hours (it opens
+	// again by itself)".
+	"jra-ipat-hours": "a service outside its opening hours opens again by itself",
 }
 
 // With the committed model, as the service runs it, no permanent error of
