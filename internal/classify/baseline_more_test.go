@@ -419,6 +419,7 @@ var moreCases = []errCase{
 	{name: "php division by zero on a 5xx", http: i32(500), msg: "DivisionByZeroError: Division by zero in Tariff.php:112", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "a fare changed since the quote is no race", http: i32(409), msg: "The fare has changed since your quote. Please request a new quote.", class: cap, code: inv},
 	{name: "an encoder's stream key", http: i32(403), msg: "Publish refused: the stream key is invalid.", class: gov, code: auth},
+	{name: "an account to link first", msg: "Withdrawals are paused: please link your tax number in your profile and retry.", class: gov, code: act},
 	{name: "windows address in use", msg: "bind failed: Only one usage of each socket address (protocol/network address/port) is normally permitted.", class: cap, code: inv},
 	{name: "akamai reference with a test id", http: i32(403), msg: "Access Denied. You don't have permission to access \"http://shop.example/checkout\" on this server. Reference #97.abcd.1700000000.0", class: gov, code: pol, rule: "baseline/firewall"},
 	{name: "virtual queue turn", msg: "Estás en la cola virtual; te quedan unos 8 minutos.", class: rel, code: tra, retryable: true},

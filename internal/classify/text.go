@@ -114,7 +114,7 @@ var textSets = [setCount]phraseSet{
 		" has not been used in project", " it is disabled", " enable it by visiting",
 		" api has not been enabled", " api is not enabled", " service disabled",
 		" service is disabled", " is disabled for this project", " not enabled for this project",
-		" not been enabled", " verify your email", " email not verified", " email is not verified",
+		" not been enabled", " please link your", " please link the", " please link them", " verify your email", " email not verified", " email is not verified",
 		" email address is not verified", " accept the terms",
 		" terms of service have not been accepted", " account is not activated",
 		" account not activated", " account has not been activated", " complete the setup",

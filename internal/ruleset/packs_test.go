@@ -625,6 +625,11 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "La impresora no responde. Verifique que esté conectada al puerto USB.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.offline-person-at-device-intl"},
 		{msg: "Selection rejected: the odds have changed since you added it.", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-more.odds-changed"},
 		{msg: "Las cuotas de tu boleto han cambiado.", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-more.odds-changed"},
+		{msg: "간편인증 요청시간이 초과되었습니다. 인증 후 다시 시도해 주세요.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.person-did-not-answer"},
+		{msg: "Setoran di luar jam operasional bank.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
+		{msg: "Su retiro se procesará en el siguiente día hábil.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
+		{msg: "Drill rig 4: emergency stop button is engaged on the operator panel.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.emergency-stop"},
+		{msg: "Conveyor start refused. Close and lock the gate before starting.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.emergency-stop"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
