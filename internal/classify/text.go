@@ -114,7 +114,7 @@ var textSets = [setCount]phraseSet{
 		" has not been used in project", " it is disabled", " enable it by visiting",
 		" api has not been enabled", " api is not enabled", " service disabled",
 		" service is disabled", " is disabled for this project", " not enabled for this project",
-		" not been enabled", " please link your", " please link the", " please link them", " verify your email", " email not verified", " email is not verified",
+		" not been enabled", " paired with another device", " unpair it", " please link your", " please link the", " please link them", " verify your email", " email not verified", " email is not verified",
 		" email address is not verified", " accept the terms",
 		" terms of service have not been accepted", " account is not activated",
 		" account not activated", " account has not been activated", " complete the setup",
@@ -374,6 +374,7 @@ var textSets = [setCount]phraseSet{
 		" meet our guidelines", " meet our advertising guidelines", " meet our listing guidelines",
 		" blocklist", " blacklist", " denylist", " deny list", " block list",
 		" community guidelines", " content guidelines", " spam", " compliance policy",
+		" contain contact details", " contains contact details", " contact details or links",
 		" compliance rules", " for compliance reasons", " ethical wall", " copyrighted", " copyright infringement",
 		" copyright violation", " copyright claim", " copyright complaint", " copyright strike",
 		// A place or an airspace closed by its owner's rule.
@@ -573,6 +574,8 @@ var textSets = [setCount]phraseSet{
 		" don t exist", " did not exist", " no such", " nosuch", " cannot find", " can t find",
 		" could not find", " couldn t find", " unable to find", " unable to locate",
 		" could not locate", " not exist", " no longer exists", " has been deleted", " was deleted",
+		// A node that pruned the history asked for (EIP-4444) no longer has it.
+		" pruned history",
 		" been removed", " was removed", " unknown user", " unknown channel", " unknown repository",
 		" unknown project", " unknown file", " unknown id", " no matching", " resource missing",
 		" missing resource", " enoent", " 404 ", " gone", " no record", " not be found",
@@ -636,7 +639,10 @@ var textSets = [setCount]phraseSet{
 		// first; so must a deployment whose message names its own
 		// misconfiguration ("the container port is misconfigured"); so
 		// must one who is asked to "check and try again" what they sent.
-	}, unless: []string{" object unavailable", " repair the ", " correct the ", " is misconfigured", " check and try again"}},
+		// A car or a room "unavailable for the selected period" is booked:
+		// the call must pick another (docs/classification.md, Conflicts).
+	}, unless: []string{" object unavailable", " repair the ", " correct the ", " is misconfigured", " check and try again",
+		" unavailable for the selected", " not available for the selected"}},
 	tServer: {kind: kServer, phrases: []string{
 		" internal error", " internal server", " server error", " unexpected error",
 		" something went wrong", " bad gateway", " upstream", " backend error",

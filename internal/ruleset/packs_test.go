@@ -630,6 +630,13 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Su retiro se procesará en el siguiente día hábil.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
 		{msg: "Drill rig 4: emergency stop button is engaged on the operator panel.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.emergency-stop"},
 		{msg: "Conveyor start refused. Close and lock the gate before starting.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.emergency-stop"},
+		{msg: "Daily API call limit of 500 reached. Try again tomorrow.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.billing-cap"},
+		{msg: "You have used your request quota for today.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.billing-cap"},
+		{msg: "Command queued; 2 of 12 tags have not answered. Last contact 40 minutes ago.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-last-contact"},
+		{msg: "Base station B-2 is not connected. Last signal 2025-01-04 09:12.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-last-contact"},
+		{msg: "センサー「A棟」からの通信が30分以上ありません。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-last-contact"},
+		{msg: "Bodemsensor S-4 niet bereikbaar sinds 08:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-last-contact"},
+		{msg: "Perangkat pakan otomatis tidak merespons.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-last-contact"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
