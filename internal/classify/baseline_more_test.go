@@ -417,7 +417,6 @@ var moreCases = []errCase{
 	{name: "unexpected error to report", msg: "An unexpected error has occurred and the log was saved. Please report this issue to the vendor with the log.", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "ocaml not_found", msg: "Fatal error: exception Not_found\nRaised at Stdlib__Map.find in file \"map.ml\", line 137", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "php division by zero on a 5xx", http: i32(500), msg: "DivisionByZeroError: Division by zero in Tariff.php:112", class: cap, code: ierr, rule: "baseline/programming-error"},
-	{name: "a fare changed since the quote is no race", http: i32(409), msg: "The fare has changed since your quote. Please request a new quote.", class: cap, code: inv},
 	{name: "an encoder's stream key", http: i32(403), msg: "Publish refused: the stream key is invalid.", class: gov, code: auth},
 	{name: "an account to link first", msg: "Withdrawals are paused: please link your tax number in your profile and retry.", class: gov, code: act},
 	{name: "a car booked for the period", http: i32(409), msg: "The van is unavailable for the selected dates.", class: cap, code: inv},

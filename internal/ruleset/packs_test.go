@@ -623,6 +623,8 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Dokument je právě upravován jiným uživatelem.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.locked-by-another-user"},
 		{msg: "Your app version is no longer supported. Please upgrade to keep booking.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.update-app-first"},
 		{msg: "La impresora no responde. Verifique que esté conectada al puerto USB.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.offline-person-at-device-intl"},
+		// A fare changed since the quote is no lost race: families-more.conflict-retry stands aside.
+		{msg: "The fare has changed since your quote. Please request a new quote.", http: status(409), class: classify.Capability, code: classify.CodeInvalidInput, family: ""},
 		{msg: "Selection rejected: the odds have changed since you added it.", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-more.odds-changed"},
 		{msg: "Las cuotas de tu boleto han cambiado.", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-more.odds-changed"},
 		{msg: "간편인증 요청시간이 초과되었습니다. 인증 후 다시 시도해 주세요.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.person-did-not-answer"},
