@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 92.4
-	freshFloorCode                = 86.8
-	freshFloorPermanentRetryable  = 1.13
-	freshFloorTransientNotRetried = 1.98
+	freshFloorClass               = 89.1
+	freshFloorCode                = 79.4
+	freshFloorPermanentRetryable  = 0.84
+	freshFloorTransientNotRetried = 1.95
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
