@@ -57,6 +57,9 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|Object reference not set to an instance of an object` +
 	// .NET's own message for an index past an array's end.
 	`|Index was outside the bounds of the array` +
+	// .NET's own message for an index past a list's end
+	// (ArgumentOutOfRangeException from List<T>).
+	`|Index was out of range\. Must be non-negative and less than the size of the collection` +
 	// R's own words for arithmetic on a value of the wrong type.
 	`|non-numeric argument to (?:binary operator|mathematical function)` +
 	// The JVM's own messages for an index past the end and a bad cast,
@@ -212,7 +215,7 @@ var defectWords = words("Unexpected error fetching ", "segfault at ", "With bloc
 	"Violation d'accès", "nterner Compiler-Fehler", "his is probably a", "his is likely a", "his is most likely a",
 	"KeyNotFoundException", "シーケンスに要素", "Die Sequenz enthält", "La séquence ne contient", "La secuencia no contiene",
 	"序列不包含", "Последовательность не содержит", "nternal Compiler Error", "nternal compiler Error", "nternal Compiler error",
-	"non-numeric argument to ", "Index was outside the bounds", "send us ", "отправьте нам ",
+	"non-numeric argument to ", "Index was outside the bounds", "Index was out of range. Must be non-negative", "send us ", "отправьте нам ",
 	"his is an internal ", "n unexpected error ", "Invariant check failed", "Error: Anomaly", "Fatal error: exception ",
 	"Cannot return null for non-nullable field", "Cannot invoke ", "Cannot read field ", "Cannot assign field ",
 	"Cannot load from ", "Cannot store to ", "Cannot read the array length", "xception code: 0x", "xception code 0x")
