@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 89.1
-	freshFloorCode                = 79.4
-	freshFloorPermanentRetryable  = 0.84
-	freshFloorTransientNotRetried = 1.95
+	freshFloorClass               = 86.3
+	freshFloorCode                = 80.0
+	freshFloorPermanentRetryable  = 1.10
+	freshFloorTransientNotRetried = 1.92
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
