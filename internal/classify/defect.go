@@ -57,6 +57,9 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|Object reference not set to an instance of an object` +
 	// .NET's own message for an index past an array's end.
 	`|Index was outside the bounds of the array` +
+	// An ASP.NET error page names the unhandled exception in brackets
+	// above its stack trace.
+	"|\\[(?:System\\.)?(?:FormatException|NullReferenceException|InvalidCastException|IndexOutOfRangeException|ArgumentOutOfRangeException|ArgumentNullException|KeyNotFoundException|InvalidOperationException|OverflowException|DivideByZeroException): " +
 	// .NET's own message for an index past a list's end
 	// (ArgumentOutOfRangeException from List<T>).
 	`|Index was out of range\. Must be non-negative and less than the size of the collection` +
@@ -215,7 +218,13 @@ var defectWords = words("Unexpected error fetching ", "segfault at ", "With bloc
 	"Violation d'accès", "nterner Compiler-Fehler", "his is probably a", "his is likely a", "his is most likely a",
 	"KeyNotFoundException", "シーケンスに要素", "Die Sequenz enthält", "La séquence ne contient", "La secuencia no contiene",
 	"序列不包含", "Последовательность не содержит", "nternal Compiler Error", "nternal compiler Error", "nternal Compiler error",
-	"non-numeric argument to ", "Index was outside the bounds", "Index was out of range. Must be non-negative", "send us ", "отправьте нам ",
+	"non-numeric argument to ", "Index was outside the bounds", "Index was out of range. Must be non-negative",
+	"[FormatException: ", "[System.FormatException: ", "[NullReferenceException: ", "[System.NullReferenceException: ",
+	"[InvalidCastException: ", "[System.InvalidCastException: ", "[IndexOutOfRangeException: ", "[System.IndexOutOfRangeException: ",
+	"[ArgumentOutOfRangeException: ", "[System.ArgumentOutOfRangeException: ", "[ArgumentNullException: ", "[System.ArgumentNullException: ",
+	"[KeyNotFoundException: ", "[System.KeyNotFoundException: ", "[InvalidOperationException: ", "[System.InvalidOperationException: ",
+	"[OverflowException: ", "[System.OverflowException: ", "[DivideByZeroException: ", "[System.DivideByZeroException: ",
+	"send us ", "отправьте нам ",
 	"his is an internal ", "n unexpected error ", "Invariant check failed", "Error: Anomaly", "Fatal error: exception ",
 	"Cannot return null for non-nullable field", "Cannot invoke ", "Cannot read field ", "Cannot assign field ",
 	"Cannot load from ", "Cannot store to ", "Cannot read the array length", "xception code: 0x", "xception code 0x")

@@ -137,6 +137,12 @@ var againstConventions = map[string]string{
 	// Transient: "a service closed outside its opening hours (it opens
 	// again by itself)".
 	"jra-ipat-hours": "a service outside its opening hours opens again by itself",
+	// Conflicts: "a file, database or record that another process or user
+	// has locked … the lock goes when they finish".
+	"aras-innovator-item-locked": "a part locked by a named user is transient",
+	// Transient: "a resource not ready yet"; the migration that holds the
+	// instructions completes without the caller.
+	"empf-transfer-cutoff": "instructions held until a migration completes are not ready yet",
 }
 
 // With the committed model, as the service runs it, no permanent error of
