@@ -96,6 +96,9 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|Ошибка сегментирования|セグメンテーション違反|段错误|세그멘테이션 오류|Naruszenie ochrony pamięci|Segmentatiefout|Segmenteringsfel` +
 	`|Zugriffsverletzung bei Adresse|Violation d'accès à l'adresse` +
 	`|EXCEPTION_ACCESS_VIOLATION|[Aa]ccess violation (?:\(0xc0000005\)|at (?:address )?0x|reading (?:from )?(?:address|location) 0x)` +
+	// A process that died with Windows' access-violation status as its
+	// exit code.
+	`|exit code 0x[Cc]0000005\b` +
 	// Delphi's and C++Builder's runtime word it without the 0x.
 	`|[Aa]ccess violation at address [0-9A-Fa-f]{8} in module` +
 	`|unexpected null pointer` +
@@ -227,7 +230,7 @@ var defectWords = words("Unexpected error fetching ", "segfault at ", "With bloc
 	"send us ", "отправьте нам ",
 	"his is an internal ", "n unexpected error ", "Invariant check failed", "Error: Anomaly", "Fatal error: exception ",
 	"Cannot return null for non-nullable field", "Cannot invoke ", "Cannot read field ", "Cannot assign field ",
-	"Cannot load from ", "Cannot store to ", "Cannot read the array length", "xception code: 0x", "xception code 0x")
+	"Cannot load from ", "Cannot store to ", "Cannot read the array length", "xception code: 0x", "xception code 0x", "exit code 0xC0000005", "exit code 0xc0000005")
 
 // isDefectText is defectText.MatchString behind its literal prefilter.
 func isDefectText(t string) bool {
