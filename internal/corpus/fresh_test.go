@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 87.2
-	freshFloorCode                = 78.3
-	freshFloorPermanentRetryable  = 0.54
-	freshFloorTransientNotRetried = 4.28
+	freshFloorClass               = 89.5
+	freshFloorCode                = 84.5
+	freshFloorPermanentRetryable  = 0.30
+	freshFloorTransientNotRetried = 2.92
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
