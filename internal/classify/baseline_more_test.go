@@ -418,6 +418,8 @@ var moreCases = []errCase{
 	{name: "dotnet list index past the end", msg: "Unhandled exception: System.ArgumentOutOfRangeException: Index was out of range. Must be non-negative and less than the size of the collection. (Parameter 'index')", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "an ASP.NET error page", http: i32(500), msg: "Server Error in '/' Application.\n\nValue cannot be null.\n\n[ArgumentNullException: Value cannot be null.\r\nParameter name: source]\n   System.Linq.Enumerable.First(IEnumerable`1 source)", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "a solver that died of an access violation", msg: "Hydraulic solver terminated unexpectedly (exit code 0xC0000005).", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "a 64-bit Delphi access violation", msg: "Access violation at address 00007FF61C2A0B10 in module 'viewer.exe'. Read of address 0000000000000000.", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "visual basic subscript out of range", msg: "Run-time error '9': Subscript out of range", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "ocaml not_found", msg: "Fatal error: exception Not_found\nRaised at Stdlib__Map.find in file \"map.ml\", line 137", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "php division by zero on a 5xx", http: i32(500), msg: "DivisionByZeroError: Division by zero in Tariff.php:112", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "an encoder's stream key", http: i32(403), msg: "Publish refused: the stream key is invalid.", class: gov, code: auth},

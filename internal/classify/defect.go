@@ -100,7 +100,9 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	// exit code.
 	`|exit code 0x[Cc]0000005\b` +
 	// Delphi's and C++Builder's runtime word it without the 0x.
-	`|[Aa]ccess violation at address [0-9A-Fa-f]{8} in module` +
+	`|[Aa]ccess violation at address (?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}) in module` +
+	// Visual Basic's and VBA's own error 9, an index past an array's end.
+	`|Run-time error '9': Subscript out of range` +
 	`|unexpected null pointer` +
 	// Python's own words for using None as a value, whatever type wraps them.
 	`|'NoneType' object (?:is not (?:subscriptable|callable|iterable)|has no attribute)` +
@@ -230,7 +232,7 @@ var defectWords = words("Unexpected error fetching ", "segfault at ", "With bloc
 	"send us ", "отправьте нам ",
 	"his is an internal ", "n unexpected error ", "Invariant check failed", "Error: Anomaly", "Fatal error: exception ",
 	"Cannot return null for non-nullable field", "Cannot invoke ", "Cannot read field ", "Cannot assign field ",
-	"Cannot load from ", "Cannot store to ", "Cannot read the array length", "xception code: 0x", "xception code 0x", "exit code 0xC0000005", "exit code 0xc0000005")
+	"Cannot load from ", "Cannot store to ", "Cannot read the array length", "xception code: 0x", "xception code 0x", "exit code 0xC0000005", "exit code 0xc0000005", "Run-time error '9'")
 
 // isDefectText is defectText.MatchString behind its literal prefilter.
 func isDefectText(t string) bool {
