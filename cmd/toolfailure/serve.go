@@ -500,15 +500,16 @@ func (e *envInt) Get() (int, error) {
 
 // tuneGC trades a little memory for CPU unless the operator chose: the
 // service's live heap is small (tens of MB), so Go's default GOGC=100
-// collects very often under load. GOGC=250 keeps the peak heap under the
+// collects very often under load. GOGC=200 keeps the peak heap under the
 // bench's RSS floor (docs/reference.md) while cutting collection work by
-// more than half; the peak heap is about 3.5 times the live heap, which
+// about half; the peak heap is about three times the live heap, which
 // grows with the compiled baseline packs, so the setting is checked again
-// when packs grow. The soft memory limit makes the collector work harder
-// again before memory becomes a problem. GOGC and GOMEMLIMIT override both.
+// when packs grow (250 served until the packs outgrew it). The soft memory
+// limit makes the collector work harder again before memory becomes a
+// problem. GOGC and GOMEMLIMIT override both.
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(250)
+		debug.SetGCPercent(200)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(256 << 20)
