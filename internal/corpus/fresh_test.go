@@ -17,9 +17,9 @@ import (
 // target; these are what the latest estimate says.
 const (
 	freshFloorClass               = 89.5
-	freshFloorCode                = 84.5
-	freshFloorPermanentRetryable  = 0.30
-	freshFloorTransientNotRetried = 2.92
+	freshFloorCode                = 83.2
+	freshFloorPermanentRetryable  = 0.56
+	freshFloorTransientNotRetried = 1.38
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
