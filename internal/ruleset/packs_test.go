@@ -719,6 +719,13 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Your insurance plan (Silver 2) is not accepted at this branch.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.insurance-not-accepted"},
 		{msg: "O convênio não cobre este procedimento.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.insurance-not-accepted"},
 		{msg: "Drawing DWG-2231 is locked by user mkowalski.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.locked-by-another-user"},
+		{msg: "Registration for this shift has been closed by the coordinator.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.registration-locked-by-organiser"},
+		{msg: "Đã hết thời gian đăng ký nguyện vọng.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.policy-window-closed"},
+		{msg: "You do not have enough airtime for this request.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.top-up-first"},
+		{msg: "Payment failed. Please top up your wallet and try again.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.billing"},
+		{msg: "เครื่องอ่านบัตรหน้าอาคาร ออฟไลน์", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-last-contact"},
+		{msg: "Nomor virtual account telah kedaluwarsa.", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-intl.invalid-input"},
+		{msg: "Wrong answer. Please type the number shown in the image.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.bot-check"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
