@@ -59,7 +59,7 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|Index was outside the bounds of the array` +
 	// An ASP.NET error page names the unhandled exception in brackets
 	// above its stack trace.
-	"|\\[(?:System\\.)?(?:FormatException|NullReferenceException|InvalidCastException|IndexOutOfRangeException|ArgumentOutOfRangeException|ArgumentNullException|KeyNotFoundException|InvalidOperationException|OverflowException|DivideByZeroException): " +
+	`|\[(?:System\.)?(?:FormatException|NullReferenceException|InvalidCastException|IndexOutOfRangeException|ArgumentOutOfRangeException|ArgumentNullException|KeyNotFoundException|InvalidOperationException|OverflowException|DivideByZeroException): ` +
 	// .NET's own message for an index past a list's end
 	// (ArgumentOutOfRangeException from List<T>).
 	`|Index was out of range\. Must be non-negative and less than the size of the collection` +
@@ -232,7 +232,8 @@ var defectWords = words("Unexpected error fetching ", "segfault at ", "With bloc
 	"send us ", "отправьте нам ",
 	"his is an internal ", "n unexpected error ", "Invariant check failed", "Error: Anomaly", "Fatal error: exception ",
 	"Cannot return null for non-nullable field", "Cannot invoke ", "Cannot read field ", "Cannot assign field ",
-	"Cannot load from ", "Cannot store to ", "Cannot read the array length", "xception code: 0x", "xception code 0x", "exit code 0xC0000005", "exit code 0xc0000005", "Run-time error '9'")
+	"Cannot load from ", "Cannot store to ", "Cannot read the array length", "xception code: 0x", "xception code 0x",
+	"exit code 0xC0000005", "exit code 0xc0000005", "Run-time error '9'")
 
 // isDefectText is defectText.MatchString behind its literal prefilter.
 func isDefectText(t string) bool {
