@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 89.2
-	freshFloorCode                = 81.6
-	freshFloorPermanentRetryable  = 0.00
-	freshFloorTransientNotRetried = 1.32
+	freshFloorClass               = 90.3
+	freshFloorCode                = 83.6
+	freshFloorPermanentRetryable  = 0.54
+	freshFloorTransientNotRetried = 2.16
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
