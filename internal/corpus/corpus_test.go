@@ -140,6 +140,7 @@ var againstConventions = map[string]string{
 	// Conflicts: "a file, database or record that another process or user
 	// has locked … the lock goes when they finish".
 	"aras-innovator-item-locked": "a part locked by a named user is transient",
+	"allplan-project-locked-de":  "a drawing locked by a named user for editing is transient",
 	// Transient: "a resource not ready yet"; the migration that holds the
 	// instructions completes without the caller.
 	"empf-transfer-cutoff": "instructions held until a migration completes are not ready yet",

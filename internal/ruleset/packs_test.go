@@ -761,6 +761,12 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Kan ikke starte: døren står åpen.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.door-open-intl"},
 		{msg: "Verriegelung nicht möglich. Bitte schließen Sie die Tür.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.door-open-intl"},
 		{msg: "Geofencing is not supported on this tracker model.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.not-supported"},
+		{msg: "Der Lieferdienst ist in deinem Kanton noch nicht verfügbar.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area-de"},
+		{msg: "Pickups are only available from 8:00 am to 6:00 pm.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-access-hours"},
+		{msg: "Kasse 4 ist von Bediener 2 gesperrt.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.open-by-another"},
+		{msg: "The market is closed. The next order cycle opens on Thursday.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resume-shortly"},
+		{msg: "La boutique est fermée pour le moment. Les commandes rouvriront demain.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resume-shortly"},
+		{msg: "Le délai d'attente de la passerelle est dépassé.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resume-shortly"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
