@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 93.6
-	freshFloorCode                = 89.3
-	freshFloorPermanentRetryable  = 1.16
-	freshFloorTransientNotRetried = 2.32
+	freshFloorClass               = 91.1
+	freshFloorCode                = 84.9
+	freshFloorPermanentRetryable  = 0.84
+	freshFloorTransientNotRetried = 2.80
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
