@@ -767,6 +767,11 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "The market is closed. The next order cycle opens on Thursday.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resume-shortly"},
 		{msg: "La boutique est fermée pour le moment. Les commandes rouvriront demain.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resume-shortly"},
 		{msg: "Le délai d'attente de la passerelle est dépassé.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resume-shortly"},
+		{msg: "Booking failed: capacity exceeded (requested 4, available 1).", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-more.capacity-full"},
+		{msg: "Sorry, this performance is sold out.", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-more.capacity-full"},
+		{msg: "Cửa hàng đang ngoài giờ làm việc, vui lòng thử lại sau.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-access-hours"},
+		{msg: "Your items have not arrived at our warehouse yet; consolidate once they do.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resume-shortly"},
+		{msg: "DataStoreService: StudioAccessToApisNotAllowed: Studio access to APIs is not allowed. API: GetAsync", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.enable-setting-first"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
