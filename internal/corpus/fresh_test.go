@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 91.1
-	freshFloorCode                = 84.9
-	freshFloorPermanentRetryable  = 0.84
-	freshFloorTransientNotRetried = 2.80
+	freshFloorClass               = 90.7
+	freshFloorCode                = 86.9
+	freshFloorPermanentRetryable  = 1.50
+	freshFloorTransientNotRetried = 1.50
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
