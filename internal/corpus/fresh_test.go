@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 86.0
-	freshFloorCode                = 78.7
-	freshFloorPermanentRetryable  = 2.08
-	freshFloorTransientNotRetried = 1.82
+	freshFloorClass               = 96.2
+	freshFloorCode                = 88.2
+	freshFloorPermanentRetryable  = 0.54
+	freshFloorTransientNotRetried = 0.81
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
