@@ -66,8 +66,12 @@ type Engine struct {
 	// needs when it decided alone (DefaultRetryFloors).
 	retryFloor [tierCount]float32
 	retryModel float32
-	kinds      [textmodel.MaxLabels]kind
-	classes    [textmodel.MaxLabels]Class
+	// packRetryFloor is the model's reliability probability under which
+	// a transient reading made outside the engine (a baseline pack's) is
+	// doubted and not retried automatically (DefaultPackRetryFloor).
+	packRetryFloor float32
+	kinds          [textmodel.MaxLabels]kind
+	classes        [textmodel.MaxLabels]Class
 }
 
 // NewEngine returns the baseline with the given text model (nil: none)
@@ -75,7 +79,7 @@ type Engine struct {
 func NewEngine(m *textmodel.Model, threshold float32) *Engine {
 	e := &Engine{model: m, threshold: threshold, trusted: trustedRules,
 		override: DefaultModelOverride, weakOverride: DefaultModelWeakOverride, codeOverride: DefaultModelCodeOverride,
-		retryFloor: DefaultRetryFloors, retryModel: DefaultRetryModel}
+		retryFloor: DefaultRetryFloors, retryModel: DefaultRetryModel, packRetryFloor: DefaultPackRetryFloor}
 	if m != nil {
 		for i, l := range m.Labels() {
 			class, code, _ := strings.Cut(l, "/")
@@ -128,6 +132,15 @@ func (e *Engine) WithOverrides(override, weak, code float32) *Engine {
 func (e *Engine) WithRetryFloors(floors [tierCount]float32, model float32) *Engine {
 	c := *e
 	c.retryFloor, c.retryModel = floors, model
+	return &c
+}
+
+// WithPackRetryFloor returns a copy of e that doubts a pack's transient
+// reading under another reliability probability (0: never), for
+// measuring it (DefaultPackRetryFloor).
+func (e *Engine) WithPackRetryFloor(f float32) *Engine {
+	c := *e
+	c.packRetryFloor = f
 	return &c
 }
 

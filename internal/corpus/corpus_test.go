@@ -133,7 +133,6 @@ var againstConventions = map[string]string{
 	// Transient: "a device, gateway or sensor reported offline with
 	// nothing said of what a person must do at it".
 	"fastprk-gateway-offline": "a bare device offline is transient",
-	"jieshun-zh-offline":      "a bare device offline is transient",
 	// Transient: "a service closed outside its opening hours (it opens
 	// again by itself)".
 	"jra-ipat-hours": "a service outside its opening hours opens again by itself",
@@ -141,17 +140,9 @@ var againstConventions = map[string]string{
 	// has locked … the lock goes when they finish".
 	"aras-innovator-item-locked": "a part locked by a named user is transient",
 	"allplan-project-locked-de":  "a drawing locked by a named user for editing is transient",
-	// Transient: "a resource not ready yet"; the migration that holds the
-	// instructions completes without the caller.
-	"empf-transfer-cutoff": "instructions held until a migration completes are not ready yet",
 	// Conflicts: "a stale nonce (ACME badNonce) — is reliability"; a form's
 	// security nonce that a fresh page renews is one.
 	"leaky-paywall-nonce": "a stale form nonce is renewed and the call passes",
-	// Rate limits: "a limit that resets by itself within a time window …
-	// is reliability"; an account locked for a stated 30 minutes after
-	// failed sign-ins unlocks by itself (kidizz-trop-de-tentatives, the
-	// same in French, is labelled so).
-	"asahi-id-lock": "a sign-in lock for a stated time lifts by itself",
 }
 
 // With the committed model, as the service runs it, no permanent error of

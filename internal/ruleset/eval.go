@@ -94,6 +94,11 @@ func (s *Set) classify(ctx context.Context, e *classify.Engine, in *classify.Inp
 	// only when a pack matched: otherwise the engine, which reads both
 	// itself, decides anyway.
 	if o, ok := packs().set.first(pa, in, now, skip); ok && !classify.OutranksPacks(in) {
+		if o.Retryable && e.DoubtsRetry(in, now) {
+			// A pack's transient phrase in a message the model reads as
+			// hardly transient: reliability still, but no automatic retry.
+			o = classify.Unproven(o)
+		}
 		res.Outcome, res.Pack = o, true
 		return res, nil
 	}
@@ -434,6 +439,8 @@ func (s *Set) ExplainContext(ctx context.Context, in *classify.Input, now time.T
 			ev.Detail = fmt.Sprintf("not matched: %s: %v", failed.field, err)
 		case !ok:
 			ev.Detail = fmt.Sprintf("not matched: %s is false", failed.field)
+		case res.Pack && r.Name == res.RuleID && packDoubted(res):
+			ev.Detail = "matched: the highest-ranked baseline pack rule that matched, so it decides, but not retryable: the text model doubts that the failure is temporary"
 		case res.Pack && r.Name == res.RuleID:
 			ev.Detail = "matched: the highest-ranked baseline pack rule that matched, so it decides"
 		default:
@@ -488,6 +495,21 @@ func (s *Set) rulesOrNil() []*compiled {
 	return s.rules
 }
 
+// packDoubted reports whether res is a baseline pack rule's transient
+// reading that the text model's doubt left without a retry
+// (classify.Engine.DoubtsRetry).
+func packDoubted(res Result) bool {
+	if !res.Pack || res.Outcome.Class != classify.Reliability || res.Outcome.Retryable {
+		return false
+	}
+	for _, r := range packs().set.rules {
+		if r.Name == res.RuleID {
+			return r.retryable
+		}
+	}
+	return false
+}
+
 func reason(s *Set, res Result) string {
 	var b strings.Builder
 	if res.Tenant {
@@ -512,6 +534,9 @@ func reason(s *Set, res Result) string {
 		switch {
 		case res.Pack:
 			fmt.Fprintf(&b, ", so the baseline pack rule %s decided", res.RuleID)
+			if packDoubted(res) {
+				b.WriteString("; the text model reads the whole message as hardly transient, so the rule's reading is not evidence enough and the call is not retried automatically")
+			}
 		case res.RuleID == classify.DefaultRuleID:
 			b.WriteString(", nor did any baseline rule, and the text model was not confident, so the documented default applies")
 		case res.RuleID == classify.ModelRuleID:

@@ -792,6 +792,10 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Entries can no longer be submitted for this challenge.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.call-closed"},
 		{msg: "作品募集のエントリー受付は終了しました。", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.call-closed"},
 		{msg: "Tempoh permohonan biasiswa telah tamat.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.call-closed"},
+		{msg: "Sambungan ke pelayan tamat masa. Sila cuba lagi.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-ru2-vi-id-ar"},
+		{msg: "This centre has no remaining places for Grade 3 in this session. Please choose another session.", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-more.capacity-full"},
+		{msg: "Sorry, this stylist is not accepting new clients right now.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.not-taking-clients"},
+		{msg: "My books are closed until spring; check back later.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.not-taking-clients"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},

@@ -559,3 +559,33 @@ func TestTenantRuleReplacesPackRule(t *testing.T) {
 		t.Errorf("Explain does not show the pack rule as replaced: %+v", ex.Evaluations)
 	}
 }
+
+// A pack's transient phrase in a message that the text model reads as
+// hardly transient keeps its class but loses the automatic retry, and
+// Explain says why; the same phrase in a message that says to try again
+// later keeps it. Without the doubt (a floor of 0) the first retries too,
+// so it is the doubt that decides.
+func TestPackTransientReadingNeedsTheModelsAssent(t *testing.T) {
+	t.Parallel()
+	var none *ruleset.Set
+	locked := &classify.Input{Tool: "login", Error: classify.RawError{Message: "パスワードを複数回間違えたため、アカウントを一時的にロックしています。"}}
+	res := none.Classify(locked, now)
+	if !res.Pack || res.Class != classify.Reliability || res.Retryable || res.RetryEvidence != "" {
+		t.Fatalf("locked account: %s/%s by %s (pack %v), retryable %v (evidence %q); want a pack's reliability reading, not retryable",
+			res.Class, res.Code, res.RuleID, res.Pack, res.Retryable, res.RetryEvidence)
+	}
+	if !strings.Contains(res.AgentGuidance, "Nothing in the error shows that the failure is temporary") {
+		t.Errorf("locked account: guidance %q does not say that nothing shows the failure to be temporary", res.AgentGuidance)
+	}
+	if ex := none.Explain(locked, now); !strings.Contains(ex.Reason, "not evidence enough") || ex.Retryable {
+		t.Errorf("locked account: Explain gives retryable %v and reason %q; want the doubt named", ex.Retryable, ex.Reason)
+	}
+	if res := none.ClassifyWith(classify.DefaultEngine().WithPackRetryFloor(0), locked, now); !res.Retryable || res.RuleID != res.RetryEvidence {
+		t.Errorf("locked account without the doubt: retryable %v by %s (evidence %q); want the pack's own retry", res.Retryable, res.RuleID, res.RetryEvidence)
+	}
+	busy := &classify.Input{Tool: "search", Error: classify.RawError{Message: "サーバーが混雑しています。しばらくしてから再度お試しください。"}}
+	if res := none.Classify(busy, now); !res.Pack || !res.Retryable || res.RetryEvidence != res.RuleID {
+		t.Errorf("busy server: %s/%s by %s (pack %v), retryable %v (evidence %q); want the pack's retry",
+			res.Class, res.Code, res.RuleID, res.Pack, res.Retryable, res.RetryEvidence)
+	}
+}

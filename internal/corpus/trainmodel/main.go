@@ -36,6 +36,7 @@ func main() {
 	sweepRetry := flag.Bool("sweep-retry", false, "print the leave-system-out scores of a grid of the evidence a retry needs")
 	score := flag.Bool("score", false, "print the table of the embedded baseline (packs and the committed model, as the service runs them) on the corpus: how a sealed fresh batch is scored at its frozen commit (corpus/FRESH.md)")
 	explain := flag.String("explain", "", "print how the embedded baseline decides the case with this ID (a substring matches several)")
+	packFloor := flag.Float64("pack-retry-floor", float64(classify.DefaultPackRetryFloor), "with -score: the model's reliability probability under which a pack's transient reading is not retried (0: never doubted), for measuring it")
 	dump := flag.Bool("dump", false, "print, for every case, the outcome, the whole Explain trail and the redacted message and details, one JSON line each: two commits' dumps compared tell whether a change to the matching machinery changed any decision")
 	flag.Parse()
 	if *dump {
@@ -53,7 +54,7 @@ func main() {
 		return
 	}
 	if *score {
-		if err := runScore(*dir, *misses); err != nil {
+		if err := runScore(*dir, *misses, float32(*packFloor)); err != nil {
 			fmt.Fprintln(os.Stderr, "trainmodel:", err)
 			os.Exit(1)
 		}
@@ -265,13 +266,13 @@ func runRetrySweep(cases []corpus.Case) error {
 
 // runScore prints the table of the embedded baseline on a corpus, with
 // no training: the model that scores it is the committed one.
-func runScore(dir string, misses bool) error {
+func runScore(dir string, misses bool, packFloor float32) error {
 	cases, err := corpus.Load(dir)
 	if err != nil {
 		return err
 	}
 	corpus.WriteMakeup(os.Stdout, corpus.MakeupOf(cases))
-	vs := corpus.Score(classify.DefaultEngine(), cases)
+	vs := corpus.Score(classify.DefaultEngine().WithPackRetryFloor(packFloor), cases)
 	corpus.Report(os.Stdout, "committed baseline", vs)
 	if misses {
 		corpus.Misses(os.Stdout, vs)
