@@ -133,6 +133,7 @@ var againstConventions = map[string]string{
 	// Transient: "a device, gateway or sensor reported offline with
 	// nothing said of what a person must do at it".
 	"fastprk-gateway-offline": "a bare device offline is transient",
+	"jieshun-zh-offline":      "a bare device offline is transient",
 	// Transient: "a service closed outside its opening hours (it opens
 	// again by itself)".
 	"jra-ipat-hours": "a service outside its opening hours opens again by itself",
