@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 91.5
-	freshFloorCode                = 85.2
-	freshFloorPermanentRetryable  = 0.55
-	freshFloorTransientNotRetried = 2.74
+	freshFloorClass               = 93.3
+	freshFloorCode                = 88.8
+	freshFloorPermanentRetryable  = 0.81
+	freshFloorTransientNotRetried = 1.88
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
