@@ -802,6 +802,10 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Le capteur n'est plus connecté depuis le 03/02.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-since"},
 		{msg: "The lamp is connected to another phone. Disconnect it there first.", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.held-by-another-phone"},
 		{msg: "Mat not loaded. Insert the mat and press Load.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.load-mat"},
+		{msg: "Daily deposit limit of €1,000.00 reached. Please try again tomorrow.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.billing-cap"},
+		{msg: "LoRa gateway not seen for 3h 05m", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-since"},
+		{msg: "Die Waage hat sich seit 2 Tagen nicht gemeldet.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-since"},
+		{msg: "This lesson is locked until you finish level 3.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.content-locked"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
