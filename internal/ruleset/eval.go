@@ -502,12 +502,9 @@ func packDoubted(res Result) bool {
 	if !res.Pack || res.Outcome.Class != classify.Reliability || res.Outcome.Retryable {
 		return false
 	}
-	for _, r := range packs().set.rules {
-		if r.Name == res.RuleID {
-			return r.retryable
-		}
-	}
-	return false
+	pk := packs()
+	i, ok := pk.names[res.RuleID]
+	return ok && pk.set.rules[i].retryable
 }
 
 func reason(s *Set, res Result) string {
