@@ -267,6 +267,8 @@ var moreCases = []errCase{
 	{name: "japanese internal error at source", msg: "fc: 内部エラー: コンパイラ内部で予期しないエラーが発生しました。(loop.c:2871)", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "internal fault address", msg: "main.c(214): error:  #0: Internal fault: [0x87ecef:5060960]", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "assert with expression", msg: "ERROR: Assert `count == 0' failed in kernel/module.cc:401.", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "qt assert", msg: "ASSERT failure in QVector<T>::operator[]: \"index out of range\", file qvector.h, line 436", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "qt assert without where", msg: "ASSERT: \"m_model\" in file playlistview.cpp, line 212", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "assert failed in file line", msg: "%DB-F-ASSERT, Assert failed in /build/src/commit.c line 541 for expression (FALSE)", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "rasp blocked ssrf", http: i32(500), msg: "500 Internal Server Error: the agent has blocked a server-side request forgery", class: gov, code: pol, rule: "baseline/firewall"},
 	{name: "wallet locked", msg: "The wallet is locked. Please unlock your wallet and try again.", class: gov, code: auth},

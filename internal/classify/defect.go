@@ -155,6 +155,8 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	// and line that asserted it.
 	"|Assert `[^`']{1,200}' failed" +
 	`|Assert(?:ion)? failed(?: in)?:? /?[\w./-]+\.(?:c|cc|cpp|cxx|h|hpp|rs|go|java|py|m)(?::\d+|,? line \d+)` +
+	// Qt's Q_ASSERT and Q_ASSERT_X, which name the file and line too.
+	`|ASSERT(?: failure in [^"\n]{1,120})?: "[^"\n]{1,200}",? (?:in )?file [\w./-]+\.(?:c|cc|cpp|cxx|h|hpp), line \d+` +
 	// PHP's fatal errors that only a bug raises.
 	`|Fatal error: +Uncaught (?:TypeError|DivisionByZeroError|ArgumentCountError|ArithmeticError)\b` +
 	// PHP's own TypeError for a null the code passed where a function
@@ -233,7 +235,7 @@ var defectWords = words("Unexpected error fetching ", "segfault at ", "With bloc
 	"his is an internal ", "n unexpected error ", "Invariant check failed", "Error: Anomaly", "Fatal error: exception ",
 	"Cannot return null for non-nullable field", "Cannot invoke ", "Cannot read field ", "Cannot assign field ",
 	"Cannot load from ", "Cannot store to ", "Cannot read the array length", "xception code: 0x", "xception code 0x",
-	"exit code 0xC0000005", "exit code 0xc0000005", "Run-time error '9'")
+	"exit code 0xC0000005", "exit code 0xc0000005", "Run-time error '9'", "ASSERT failure in ", "ASSERT: \"")
 
 // isDefectText is defectText.MatchString behind its literal prefilter.
 func isDefectText(t string) bool {

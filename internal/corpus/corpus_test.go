@@ -133,7 +133,6 @@ var againstConventions = map[string]string{
 	// Transient: "a device, gateway or sensor reported offline with
 	// nothing said of what a person must do at it".
 	"fastprk-gateway-offline": "a bare device offline is transient",
-	"jieshun-zh-offline":      "a bare device offline is transient",
 	// Transient: "a service closed outside its opening hours (it opens
 	// again by itself)".
 	"jra-ipat-hours": "a service outside its opening hours opens again by itself",
@@ -144,11 +143,6 @@ var againstConventions = map[string]string{
 	// Conflicts: "a stale nonce (ACME badNonce) — is reliability"; a form's
 	// security nonce that a fresh page renews is one.
 	"leaky-paywall-nonce": "a stale form nonce is renewed and the call passes",
-	// Rate limits: "a limit that resets by itself within a time window …
-	// is reliability"; an account locked for a stated 30 minutes after
-	// failed sign-ins unlocks by itself (kidizz-trop-de-tentatives, the
-	// same in French, is labelled so).
-	"asahi-id-lock": "a sign-in lock for a stated time lifts by itself",
 }
 
 // With the committed model, as the service runs it, no permanent error of
