@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 89.8
-	freshFloorCode                = 83.9
-	freshFloorPermanentRetryable  = 0.66
-	freshFloorTransientNotRetried = 2.96
+	freshFloorClass               = 91.4
+	freshFloorCode                = 82.0
+	freshFloorPermanentRetryable  = 0.54
+	freshFloorTransientNotRetried = 1.35
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
