@@ -143,6 +143,11 @@ var againstConventions = map[string]string{
 	// Conflicts: "a stale nonce (ACME badNonce) — is reliability"; a form's
 	// security nonce that a fresh page renews is one.
 	"leaky-paywall-nonce": "a stale form nonce is renewed and the call passes",
+	// Rate limits: "a limit that resets by itself within a time window …
+	// is reliability"; an account locked for a stated 30 minutes after
+	// failed sign-ins unlocks by itself (kidizz-trop-de-tentatives, the
+	// same in French, is labelled so).
+	"asahi-id-lock": "a sign-in lock for a stated time lifts by itself",
 }
 
 // With the committed model, as the service runs it, no permanent error of
