@@ -841,6 +841,9 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Die Rückmeldefrist ist abgelaufen.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.entries-closed"},
 		{msg: "Søknadsfristen er utløpt.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.entries-closed"},
 		{msg: "Måleren har ikke sendt data siden 14.05.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-since"},
+		{msg: "Exam results will be available from 9am on 14 August.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.results-not-released"},
+		{msg: "Grades for this semester have not been published yet.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.results-not-released"},
+		{msg: "Sensore non raggiungibile. Ultimo dato ricevuto: 5 ore fa.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-since"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
