@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 89.8
-	freshFloorCode                = 82.4
-	freshFloorPermanentRetryable  = 0.00
-	freshFloorTransientNotRetried = 3.70
+	freshFloorClass               = 87.2
+	freshFloorCode                = 81.2
+	freshFloorPermanentRetryable  = 0.76
+	freshFloorTransientNotRetried = 1.51
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
