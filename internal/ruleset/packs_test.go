@@ -325,7 +325,7 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "麦克风已被其他应用占用", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.audio-device-in-use"},
 		{msg: "Serial error: [Errno 16] Device or resource busy: '/dev/ttyACM0'", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.serial-port-in-use"},
 		{msg: "Your printer is offline. Make sure OctoPi is powered on.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.switch-on"},
-		{msg: "Make sure the phone is on the same Wi-Fi network.", class: classify.Governance, code: classify.CodeUserActionRequired},
+		{msg: "Make sure the phone is on the same Wi-Fi network.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.offline-person-at-device"},
 		{msg: "Quota exceeded", http: status(429), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.quota-exceeded-no-window"},
 		{msg: "Quota exceeded for this API key: 100 requests per minute", http: status(429), class: classify.Reliability, code: classify.CodeRetryableTransient},
 		{msg: "Rate limit quota exceeded. Please reduce the rate of requests.", http: status(429), class: classify.Reliability, code: classify.CodeRetryableTransient},
@@ -844,6 +844,7 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Exam results will be available from 9am on 14 August.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.results-not-released"},
 		{msg: "Grades for this semester have not been published yet.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.results-not-released"},
 		{msg: "Sensore non raggiungibile. Ultimo dato ricevuto: 5 ore fa.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-since"},
+		{msg: "The programming interface is in use by another program. Close the other program first.", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.held-by-another-phone"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
