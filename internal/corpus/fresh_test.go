@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 87.2
-	freshFloorCode                = 81.2
-	freshFloorPermanentRetryable  = 0.76
-	freshFloorTransientNotRetried = 1.51
+	freshFloorClass               = 84.4
+	freshFloorCode                = 75.5
+	freshFloorPermanentRetryable  = 1.83
+	freshFloorTransientNotRetried = 4.69
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
