@@ -247,7 +247,7 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Kommunikationsfehler mit dem Buchungssystem.", http: status(200), class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
 		{msg: "Sie sind in der Warteschlange. Geschätzte Wartezeit: 3 Minuten.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
 		{msg: "Isteklo je vrijeme čekanja na odgovor poslužitelja.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
-		{msg: "Quota journalier atteint. Il sera réinitialisé à minuit.", http: status(403), class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
+		{msg: "Quota journalier atteint. Il sera réinitialisé à minuit.", http: status(403), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.daily-limit"},
 		{msg: "Too many OTP attempts. Please request a new one.", http: status(429), class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.wrong-pin"},
 		// A lock-out of the account that says when it ends is a wait.
 		{msg: "Too many attempts for this account, try again in 15 minutes", http: status(429), class: classify.Reliability, code: classify.CodeRetryableTransient},
@@ -845,6 +845,22 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Grades for this semester have not been published yet.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.results-not-released"},
 		{msg: "Sensore non raggiungibile. Ultimo dato ricevuto: 5 ore fa.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-since"},
 		{msg: "The programming interface is in use by another program. Close the other program first.", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.held-by-another-phone"},
+		// A device to put in pairing mode; an interface another program
+		// holds; a daily limit in German.
+		{msg: "Bind timeout: no transmitter in bind mode found.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.pairing-mode"},
+		{msg: "Koppeln fehlgeschlagen. Bitte Gerät in den Kopplungsmodus versetzen.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.pairing-mode"},
+		{msg: "USB stick is in use by another program. Close other training apps and retry.", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.in-use-by-another-program"},
+		{msg: "Das tägliche Anfragelimit für Ihre App wurde erreicht.", http: status(429), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.daily-limit"},
+		// A track section a train occupies; trading hours in German; a
+		// record another user holds, until the lock is released.
+		{msg: "Rijweg kan niet worden ingesteld: blok 7 is bezet door trein 'IC 812'.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.track-occupied"},
+		{msg: "Programmiergleis belegt: es läuft bereits ein Programmiervorgang.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.track-occupied"},
+		{msg: "Orders are closed: the exchange is outside its trading hours. Der Handel ist außerhalb der Handelszeiten geschlossen.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.market-hours"},
+		{msg: "Cannot save: the layout is locked by station FOH-2. Unlock it there or wait until the lock is released.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.open-by-another"},
+		{msg: "Kanal 4 ist von einem anderen Benutzer gesperrt.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.open-by-another"},
+		// A submission locked once filed; a locomotive another throttle holds.
+		{msg: "This application has already been submitted and is locked for editing.", http: status(409), class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.submitted-locked"},
+		{msg: "Address 3 is in use by another throttle. Steal?", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.throttle-steal"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
