@@ -1,7 +1,6 @@
 package ruleset
 
 import (
-	"regexp"
 	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
@@ -33,15 +32,15 @@ type messageMatcher struct {
 }
 
 type branch struct {
-	needles []string       // folded; nil: no prefilter, the branch always runs
-	literal bool           // the needles are all the branch matches
-	re      *regexp.Regexp // the branch alone, when not literal
+	needles []string    // folded; nil: no prefilter, the branch always runs
+	literal bool        // the needles are all the branch matches
+	re      *lazyRegexp // the branch alone, when not literal
 	// starts, when not nil, are the strings (folded) that every match of
 	// the branch begins with, and anchored is the branch from there on,
 	// anchored: on an ASCII message the branch is tried only where one of
 	// starts occurs, instead of at every position (prefixAnchor).
 	starts   []string
-	anchored *regexp.Regexp
+	anchored *lazyRegexp
 	// wordStart reports that the branch begins with \b, which anchored
 	// leaves out because it needs the byte before the slice it is run on.
 	wordStart bool
@@ -64,7 +63,7 @@ const maxStarts = 32
 // src is re printed (re.String()), which the anchored form reuses when it
 // is the whole branch: printing a pattern with large negated character
 // classes is costly.
-func prefixAnchor(re *syntax.Regexp, src string) (starts []string, anchored *regexp.Regexp, wordStart bool) {
+func prefixAnchor(re *syntax.Regexp, src string) (starts []string, anchored *lazyRegexp, wordStart bool) {
 	whole := true
 	for re.Op == syntax.OpCapture {
 		re, whole = re.Sub[0], false
@@ -100,7 +99,7 @@ func prefixAnchor(re *syntax.Regexp, src string) (starts []string, anchored *reg
 		rest := &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: subs}
 		src = rest.String()
 	}
-	a, err := regexp.Compile(`^(?:` + src + `)`)
+	a, err := newLazyRegexp(`^(?:` + src + `)`)
 	if err != nil {
 		return nil, nil, false
 	}
@@ -182,7 +181,7 @@ func newMessageMatcher(pattern string) (*messageMatcher, error) {
 			continue
 		}
 		src := sub.String()
-		re, err := regexp.Compile(src)
+		re, err := newLazyRegexp(src)
 		if err != nil {
 			return nil, err
 		}
