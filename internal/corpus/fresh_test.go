@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 84.4
-	freshFloorCode                = 75.5
-	freshFloorPermanentRetryable  = 1.83
-	freshFloorTransientNotRetried = 4.69
+	freshFloorClass               = 83.1
+	freshFloorCode                = 77.7
+	freshFloorPermanentRetryable  = 0.64
+	freshFloorTransientNotRetried = 3.19
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
