@@ -849,7 +849,7 @@ func TestPackFamilies(t *testing.T) {
 		// holds; a daily limit in German.
 		{msg: "Bind timeout: no transmitter in bind mode found.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.pairing-mode"},
 		{msg: "Koppeln fehlgeschlagen. Bitte Gerät in den Kopplungsmodus versetzen.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.pairing-mode"},
-		{msg: "USB stick is in use by another program. Close other training apps and retry.", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.in-use-by-another-program"},
+		{msg: "USB stick is in use by another program. Close other training apps and retry.", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.device-held-by-another-app"},
 		{msg: "Das tägliche Anfragelimit für Ihre App wurde erreicht.", http: status(429), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.daily-limit"},
 		// A track section a train occupies; trading hours in German; a
 		// record another user holds, until the lock is released.
@@ -861,6 +861,23 @@ func TestPackFamilies(t *testing.T) {
 		// A submission locked once filed; a locomotive another throttle holds.
 		{msg: "This application has already been submitted and is locked for editing.", http: status(409), class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.submitted-locked"},
 		{msg: "Address 3 is in use by another throttle. Steal?", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.throttle-steal"},
+		// Calls for proposals closed in more languages; a machine waiting
+		// for a hand; work that resumes by itself; an update under way; a
+		// rain sensor; a device another phone holds; a pairing to confirm.
+		{msg: "Die Antragsfrist für das Programm ist am 01.02.2025 abgelaufen.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.call-closed-intl"},
+		{msg: "Het indienen is niet meer mogelijk: de deadline van de ronde is verstreken.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.call-closed-intl"},
+		{msg: "Výzva je ukončena, návrhy již nelze podávat.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.call-closed-intl"},
+		{msg: "Milk carafe not inserted. Insert the carafe to make this drink.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.refill-intl"},
+		{msg: "Wasserbehälter leer. Bitte Wasser nachfüllen.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.refill-intl"},
+		{msg: "Le couvercle n'est pas fermé. Fermez le couvercle pour démarrer.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.refill-intl"},
+		{msg: "Printing paused: the chamber is too warm. The job will resume automatically when it has cooled down.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resumes-automatically"},
+		{msg: "电量低，正在返回基站，充满后自动继续工作。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resumes-automatically"},
+		{msg: "Remote commands are unavailable: a firmware update is in progress on the vehicle.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.update-in-progress"},
+		{msg: "Mähen pausiert: Regensensor aktiv.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.rain-delay"},
+		{msg: "Pairing failed: the sensor is connected to another phone.", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.device-held-by-another-app"},
+		{msg: "Bitte bestätigen Sie die Kopplung am Gerät.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.pairing-mode"},
+		{msg: "Tracker offline. Last seen 12 minutes ago.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices."},
+		{msg: "Klokka er frakoblet. Sist sett for 3 timer siden.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.last-seen"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
