@@ -878,6 +878,15 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Bitte bestätigen Sie die Kopplung am Gerät.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.pairing-mode"},
 		{msg: "Tracker offline. Last seen 12 minutes ago.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices."},
 		{msg: "Klokka er frakoblet. Sist sett for 3 timer siden.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.last-seen"},
+		// A bike reported stolen; an update under way in traditional Chinese
+		// and German; a studio that opens again at a stated hour; a moment
+		// to wait; stock back in weeks is not a wait.
+		{msg: "Dieses E-Bike ist als gestohlen gemeldet und kann nicht entsperrt werden.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.reported-stolen"},
+		{msg: "裝置正在執行韌體更新，請稍候。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.update-in-progress"},
+		{msg: "Das Firmware-Update läuft bereits.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.update-in-progress"},
+		{msg: "Die Filiale ist geschlossen und öffnet wieder um 07:30 Uhr.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.window-opens"},
+		{msg: "Der Raum wird vorbereitet. Bitte warten Sie einen Moment.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
+		{msg: "ci.yml:9:3: unexpected key \"timeout\" for \"step\" section. expected one of \"name\", \"run\", \"timeout-minutes\"", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.config"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
