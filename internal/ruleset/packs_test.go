@@ -887,6 +887,13 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Die Filiale ist geschlossen und öffnet wieder um 07:30 Uhr.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.window-opens"},
 		{msg: "Der Raum wird vorbereitet. Bitte warten Sie einen Moment.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
 		{msg: "ci.yml:9:3: unexpected key \"timeout\" for \"step\" section. expected one of \"name\", \"run\", \"timeout-minutes\"", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.config"},
+		// Last online hours ago (German, Finnish); a record another user
+		// changed meanwhile (Dutch).
+		{msg: "Sensor nicht erreichbar. Zuletzt online vor 3 Stunden.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices."},
+		{msg: "Laite ei vastaa. Viimeksi yhteydessä 2 tuntia sitten.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.last-seen"},
+		{msg: "Opslaan mislukt: de order is gewijzigd door een andere gebruiker.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
+		{msg: "All delivery slots for Friday are full. Please try again later.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.slot-taken"},
+		{msg: "Expense cannot be edited: the accounting period has been closed.", http: status(423), class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.period-closed"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
