@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 93.8
-	freshFloorCode                = 85.9
-	freshFloorPermanentRetryable  = 0.55
-	freshFloorTransientNotRetried = 1.64
+	freshFloorClass               = 91.8
+	freshFloorCode                = 86.4
+	freshFloorPermanentRetryable  = 0.28
+	freshFloorTransientNotRetried = 1.36
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
