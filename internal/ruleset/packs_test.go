@@ -894,6 +894,23 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Opslaan mislukt: de order is gewijzigd door een andere gebruiker.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
 		{msg: "All delivery slots for Friday are full. Please try again later.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.slot-taken"},
 		{msg: "Expense cannot be edited: the accounting period has been closed.", http: status(423), class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.period-closed"},
+		// A device to check is on or plugged in, in other languages; with
+		// "try again" it is a connection to wait for.
+		{msg: "Lecteur de badges introuvable. Vérifiez qu'il est branché et allumé.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.check-on-connected-intl"},
+		{msg: "체중계를 찾을 수 없습니다. 블루투스가 켜져 있는지 확인해 주세요.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.check-on-connected-intl"},
+		{msg: "Verbinding met de meter mislukt. Controleer of de meter is ingeschakeld en probeer het opnieuw.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: ""},
+		// A country covered "yet", an app or browser too old to update, a
+		// part at its end of life, a firmware file that fails its check, a
+		// result locked by the event's official, a button on the device, a
+		// while to wait in Swedish, a store closed until a stated hour.
+		{msg: "Instant payouts are not available in your country yet.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.coverage-not-yet"},
+		{msg: "This version of the Acme Rewards app is no longer supported. Please update to continue.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.update-app-first-named"},
+		{msg: "Water filter has reached end of life. Replace the filter to resume dispensing.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.refill"},
+		{msg: "Firmware file checksum mismatch. Download the file again.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.firmware-file-corrupt"},
+		{msg: "Results for heat 3 are locked by the chief referee.", http: status(403), class: classify.Governance, code: classify.CodePermissionDenied, family: "access.locked-by-official"},
+		{msg: "Bootloader: device not found. Press the reset button on the board.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.press-button"},
+		{msg: "Cyklarna är inte klara ännu. Försök hämta igen om en stund.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-nordic-cs-hu-ro"},
+		{msg: "The kitchen is closed right now. Ordering opens at 11:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
