@@ -708,7 +708,7 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Reader on gate 3 has not synced taps for 2 hours.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-last-contact"},
 		{msg: "Command \"lock\" not acknowledged by scooter 881 within 20 s.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-last-contact"},
 		{msg: "సర్వర్ బిజీగా ఉంది.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-south"},
-		{msg: "该医院暂未开通线上缴费服务", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: ""},
+		{msg: "该医院暂未开通线上缴费服务", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "families-intl.not-offered-here-zh"},
 		{msg: "Hasil belum tersedia. Silakan cek kembali nanti.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-ru2-vi-id-ar"},
 		{msg: "Falha na assinatura. Verifique se o token está conectado ao computador.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.local-signing-component"},
 		{msg: "ช่วงเวลานี้ถูกจองแล้ว", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.slot-taken"},
@@ -911,6 +911,10 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Bootloader: device not found. Press the reset button on the board.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.press-button"},
 		{msg: "Cyklarna är inte klara ännu. Försök hämta igen om en stund.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-nordic-cs-hu-ro"},
 		{msg: "The kitchen is closed right now. Ordering opens at 11:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
+		// A city or school that has not opened a service (Chinese); a payee's
+		// account closed is the call's input.
+		{msg: "当前城市暂未开通代驾服务", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "families-intl.not-offered-here-zh"},
+		{msg: "Payment rejected: beneficiary account is closed.", http: status(400), class: classify.Capability, code: classify.CodeInvalidInput, family: ""},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
