@@ -218,8 +218,9 @@ func TestPackFamilies(t *testing.T) {
 		// A credential's ID or a licence that cannot be found is not a
 		// missing item: the not-found rule stands aside.
 		{msg: "AppKey 不存在", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-zh2"},
-		// The veto for a time the caller chose is the service hours' alone.
-		{msg: "All licenses are currently in use; the requested export could not start.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
+		// The veto for a time the caller chose ("requested") is the service
+		// hours' alone: a pool of licences in use is still a wait.
+		{msg: "All licenses are currently in use; the requested export could not start.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.check-back"},
 		{msg: "Der Datensatz wird gerade von Benutzer „kmeier“ bearbeitet.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-more"},
 		{msg: "Zahlung abgelehnt: Betrugsverdacht.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.card-fraud"},
 		{msg: "Sorry, that address is outside of this store's delivery area.", http: status(422), class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area"},
@@ -915,6 +916,16 @@ func TestPackFamilies(t *testing.T) {
 		// account closed is the call's input.
 		{msg: "当前城市暂未开通代驾服务", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "families-intl.not-offered-here-zh"},
 		{msg: "Payment rejected: beneficiary account is closed.", http: status(400), class: classify.Capability, code: classify.CodeInvalidInput, family: ""},
+		// Floating licences all in use; a reading over its limit while the
+		// device waits for what brings it back; a receiver waiting for its
+		// fix; a Japanese measurement to let finish.
+		{msg: "Checkout failed: all 5 floating licences are in use.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.check-back"},
+		{msg: "All 10 user licences are in use. Purchase additional licences to add users.", class: classify.Governance, code: classify.CodeUserActionRequired, family: ""},
+		{msg: "Correction age 30 s exceeds limit. Waiting for the correction stream to resume.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.gnss-fix-wait"},
+		{msg: "Point not stored: solution is FLOAT. Waiting for RTK fix.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.gnss-fix-wait"},
+		{msg: "計測中です。現在の計測が終了してから再度実行してください。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-moment-more"},
+		{msg: "$command,SET BASE TIMEOUT 500,response: PARSING FAILD NO MATCHING FUNC *3A", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.device-command-unparsed"},
+		{msg: "Daily query limit reached for this key. Queries reset at midnight UTC.", http: status(429), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.billing-cap"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
