@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 91.2
-	freshFloorCode                = 85.8
-	freshFloorPermanentRetryable  = 0.57
-	freshFloorTransientNotRetried = 3.13
+	freshFloorClass               = 92.4
+	freshFloorCode                = 87.7
+	freshFloorPermanentRetryable  = 0.28
+	freshFloorTransientNotRetried = 1.91
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
