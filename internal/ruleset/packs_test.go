@@ -926,6 +926,13 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "計測中です。現在の計測が終了してから再度実行してください。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-moment-more"},
 		{msg: "$command,SET BASE TIMEOUT 500,response: PARSING FAILD NO MATCHING FUNC *3A", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.device-command-unparsed"},
 		{msg: "Daily query limit reached for this key. Queries reset at midnight UTC.", http: status(429), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.billing-cap"},
+		// Maintenance in Polish, a wait in European Portuguese, results not
+		// out yet in Dutch, a device last in touch hours ago in Italian.
+		{msg: "Trwają prace serwisowe. Aplikacja będzie dostępna około godz. 7:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-pl-pt"},
+		{msg: "O ecrã está a atualizar. Volte a tentar dentro de alguns minutos.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-pl-pt"},
+		{msg: "Er zijn nog geen uitslagen voor deze wedstrijd.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.results-not-released"},
+		{msg: "Il sensore non risponde. Ultimo contatto: 3 ore fa.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.last-seen"},
+		{msg: "Unsupported webhook event \"visit.geofence_enter\". See the list of supported events.", http: status(400), class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: ""},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
