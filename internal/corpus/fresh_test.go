@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 92.4
-	freshFloorCode                = 87.7
-	freshFloorPermanentRetryable  = 0.28
-	freshFloorTransientNotRetried = 1.91
+	freshFloorClass               = 90.5
+	freshFloorCode                = 85.7
+	freshFloorPermanentRetryable  = 1.36
+	freshFloorTransientNotRetried = 2.98
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
