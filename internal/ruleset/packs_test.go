@@ -933,6 +933,16 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Er zijn nog geen uitslagen voor deze wedstrijd.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.results-not-released"},
 		{msg: "Il sensore non risponde. Ultimo contatto: 3 ore fa.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.last-seen"},
 		{msg: "Unsupported webhook event \"visit.geofence_enter\". See the list of supported events.", http: status(400), class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: ""},
+		// Weather guards that lift by themselves; an alarm zone open; a
+		// program to stop on the device; a setting the provider locked.
+		{msg: "Rollladen gesperrt: Windalarm aktiv.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.weather-guard"},
+		{msg: "Store bloqué : sécurité vent en cours.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.weather-guard"},
+		{msg: "Cannot arm: zone 3 'Back door' is open.", http: status(409), class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.alarm-zone-open"},
+		{msg: "The hub is busy running a program. Stop the program on the hub to upload.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.stop-running-program"},
+		{msg: "This feature has been locked by your installer.", http: status(403), class: classify.Governance, code: classify.CodePolicyBlocked, family: "access.locked-by-provider"},
+		{msg: "Config File Error in \"game.yaml\": Invalid setting \"switches:start:debounce_timeout\" - expected time.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.config"},
+		{msg: "The receiver is upgrading firmware (step 1 of 2). Settings are accepted after it restarts.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.update-in-progress"},
+		{msg: "{\"ok\":false,\"error\":\"Aircraft N512SP is grounded pending repair of a squawk\"}", http: status(200), class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.aircraft-grounded"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
