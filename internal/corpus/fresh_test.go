@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 90.5
-	freshFloorCode                = 85.7
-	freshFloorPermanentRetryable  = 1.36
-	freshFloorTransientNotRetried = 2.98
+	freshFloorClass               = 93.4
+	freshFloorCode                = 88.7
+	freshFloorPermanentRetryable  = 0.34
+	freshFloorTransientNotRetried = 1.66
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
