@@ -943,6 +943,13 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Config File Error in \"game.yaml\": Invalid setting \"switches:start:debounce_timeout\" - expected time.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.config"},
 		{msg: "The receiver is upgrading firmware (step 1 of 2). Settings are accepted after it restarts.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.update-in-progress"},
 		{msg: "{\"ok\":false,\"error\":\"Aircraft N512SP is grounded pending repair of a squawk\"}", http: status(200), class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.aircraft-grounded"},
+		// A device offline to check is switched on (German) is a person's
+		// step; a site closed for maintenance (Danish); a shop closed outside
+		// a venue's opening hours; an instrument calibrating itself.
+		{msg: "Kartenterminal nicht erreichbar. Bitte prüfen Sie, ob das Terminal eingeschaltet ist.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.check-on-connected-intl"},
+		{msg: "Butikken er lukket for vedligeholdelse og er tilbage kl. 06:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-nordic-cs-hu-ro"},
+		{msg: "Bookings are closed outside pool opening hours. Bookings reopen at 07:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
+		{msg: "Dispensing paused: arm calibration in progress, about two minutes left.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.calibrating"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
