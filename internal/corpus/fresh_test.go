@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 93.4
-	freshFloorCode                = 88.7
-	freshFloorPermanentRetryable  = 0.34
-	freshFloorTransientNotRetried = 1.66
+	freshFloorClass               = 92.8
+	freshFloorCode                = 87.0
+	freshFloorPermanentRetryable  = 0.0
+	freshFloorTransientNotRetried = 2.72
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
