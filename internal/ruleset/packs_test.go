@@ -950,6 +950,11 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Butikken er lukket for vedligeholdelse og er tilbage kl. 06:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-nordic-cs-hu-ro"},
 		{msg: "Bookings are closed outside pool opening hours. Bookings reopen at 07:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
 		{msg: "Dispensing paused: arm calibration in progress, about two minutes left.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.calibrating"},
+		// Hours that resume tomorrow at a stated time (English, French); a
+		// shop not taking consignments for now; a tutor not taking students.
+		{msg: "This branch is not buying today. Buying hours resume tomorrow at 09:30.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
+		{msg: "La boutique est fermée pour aujourd'hui. Réouverture demain à 9h.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
+		{msg: "We are not accepting new trade-ins at this time. Check back soon.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.check-back"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
