@@ -955,6 +955,28 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "This branch is not buying today. Buying hours resume tomorrow at 09:30.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
 		{msg: "La boutique est fermée pour aujourd'hui. Réouverture demain à 9h.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
 		{msg: "We are not accepting new trade-ins at this time. Check back soon.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.check-back"},
+		// Age limits, a higher edition named by product, sign-ups closed, a
+		// device locked by its clinician, a motor cooling down, a robot
+		// charging, a German restart or queue, a calculation under way,
+		// cloud cover and wind (Japanese), a kiosk that opens daily at a
+		// stated hour, a cap per order, a day fully booked, and a session no
+		// longer valid (Italian).
+		{msg: "Riders under 12 must be accompanied by an adult on this attraction.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.age-limit-stated"},
+		{msg: "Mindestalter 16 Jahre für diese Veranstaltung.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.age-limit-stated"},
+		{msg: "The minimum age for this driver group is 21. Please adjust the driver's age or choose a different car.", class: classify.Capability, code: classify.CodeInvalidInput, family: ""},
+		{msg: "Route planning for offline maps is available in TrailMate Premium.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.premium-feature"},
+		{msg: "Registrations for the autumn workshop have closed.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.entries-closed"},
+		{msg: "Stimulation settings are locked by your audiologist.", class: classify.Governance, code: classify.CodePermissionDenied, family: "access.locked-by-official"},
+		{msg: "Spindle overheated: waiting for cool down before the next job.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.settling-initialising"},
+		{msg: "The mower is charging and will leave the dock at 80 %.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.settling-initialising"},
+		{msg: "Das Terminal startet neu, bitte einen Moment Geduld.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outage-being-repaired"},
+		{msg: "Measurements for this scan are being computed.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.not-ready-yet"},
+		{msg: "Observation deck closed due to heavy rain. It reopens when the weather clears.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-closure"},
+		{msg: "悪天候のため、ロープウェイは運転を見合わせています。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-closure"},
+		{msg: "The kiosk is closed. Pre-orders open daily at 11:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
+		{msg: "Express passes are limited to 6 per booking.", http: status(429), class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.per-order-limit"},
+		{msg: "Le créneau de visite est complet pour aujourd'hui.", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-intl.sold-out-closed"},
+		{msg: "Accesso negato: la sessione è scaduta, accedi di nuovo.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.session-expired-eu"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
