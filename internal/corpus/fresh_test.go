@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 90.5
-	freshFloorCode                = 84.9
-	freshFloorPermanentRetryable  = 1.09
-	freshFloorTransientNotRetried = 3.25
+	freshFloorClass               = 91.0
+	freshFloorCode                = 87.5
+	freshFloorPermanentRetryable  = 0.28
+	freshFloorTransientNotRetried = 1.37
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
