@@ -43,6 +43,9 @@ var defectTypes = map[string]bool{
 // acknowledgement carries the exception of its own code.
 var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exception in thread "[^"]*" )|[\s:"'：|^(]|\\n)(?:` +
 	`(?:builtins\.)?(?:ZeroDivisionError|KeyError|AttributeError|IndexError|NameError|UnboundLocalError|RecursionError|NoMethodError): ` +
+	// A tool that reports only the type's name at the end of its words
+	// ("An unexpected error occurred: ZeroDivisionError").
+	`|(?:builtins\.)?(?:ZeroDivisionError|KeyError|AttributeError|IndexError|NameError|UnboundLocalError|RecursionError)$` +
 	`|DivisionByZeroError: Division by zero\b` +
 	`|(?:java\.lang\.|kotlin\.)?(?:(?:Kotlin)?NullPointerException|ClassCastException|ArrayIndexOutOfBoundsException|StringIndexOutOfBoundsException|ArithmeticException|UninitializedPropertyAccessException)\b` +
 	`|java\.util\.ConcurrentModificationException\b` +

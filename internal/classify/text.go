@@ -241,6 +241,7 @@ var textSets = [setCount]phraseSet{
 		" overloaded", " over capacity", " at capacity", " out of capacity",
 		" insufficient capacity", " server is busy", " servers are busy", " server busy",
 		" service is busy", " high demand", " too many connections", " too many clients",
+		" high call volume", " high volume of calls",
 		" max number of clients", " connection pool exhausted", " pool exhausted",
 		" remaining connection slots", " connection slots are reserved", " pool is exhausted",
 		" no available workers", " queue is full", " queue full", " temporarily overloaded",

@@ -977,6 +977,15 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Express passes are limited to 6 per booking.", http: status(429), class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.per-order-limit"},
 		{msg: "Le créneau de visite est complet pour aujourd'hui.", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-intl.sold-out-closed"},
 		{msg: "Accesso negato: la sessione è scaduta, accedi di nuovo.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.session-expired-eu"},
+		// A machine's guard door open; a filler sterilising and a batch under
+		// way; "try again in a moment" (German); a tracker last reported
+		// hours ago; a claim outside its lodgement period.
+		{msg: "Cycle cannot start: guard door 1 is open.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.door-open"},
+		{msg: "Line 2 is in its CIP cycle. Filling resumes afterwards.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.cycle-running"},
+		{msg: "The plant is mixing load 7; the next ticket prints when the current batch completes.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.cycle-running"},
+		{msg: "Das hat nicht geklappt. Bitte versuchen Sie es gleich noch einmal.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outage-being-repaired"},
+		{msg: "GPS unit on trailer 12 last reported 5 hours ago.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-last-contact"},
+		{msg: "Rejected: this invoice is outside the private health lodgement period.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.deadline-passed"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
