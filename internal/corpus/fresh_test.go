@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 91.0
-	freshFloorCode                = 87.5
-	freshFloorPermanentRetryable  = 0.28
-	freshFloorTransientNotRetried = 1.37
+	freshFloorClass               = 90.9
+	freshFloorCode                = 87.4
+	freshFloorPermanentRetryable  = 0.0
+	freshFloorTransientNotRetried = 2.96
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
