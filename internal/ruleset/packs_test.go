@@ -986,6 +986,29 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Das hat nicht geklappt. Bitte versuchen Sie es gleich noch einmal.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outage-being-repaired"},
 		{msg: "GPS unit on trailer 12 last reported 5 hours ago.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-last-contact"},
 		{msg: "Rejected: this invoice is outside the private health lodgement period.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.deadline-passed"},
+		// A report in the queue, controllers still syncing (German), results
+		// not yet processed, a download that resumes when the test is
+		// complete, charging paused until the pack cools down, bidding that
+		// opens minutes before a session, an order window that begins at a
+		// stated hour (German), maintenance in Swedish; registration to bid
+		// closed, an exam window closed, entries closed (Dutch); every
+		// licensed seat in use; a device not found with the step to connect
+		// it, and a tool out of Bluetooth range.
+		{msg: "Your floor plan is in the queue and usually arrives within two hours.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.still-generating"},
+		{msg: "Die Zentrale synchronisiert noch die Empfänger. Bitte kurz warten.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.still-generating"},
+		{msg: "Results for round 3 have not yet been processed by the federation.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.results-not-released"},
+		{msg: "Meter is running an insulation test. Upload will resume when the test completes.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.cycle-running"},
+		{msg: "Charging halted until the battery cools down.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.settling-initialising"},
+		{msg: "Online check-in opens 45 minutes before the start of the event.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.window-opens"},
+		{msg: "Der Vorverkauf startet um 10:00 Uhr. Bitte versuchen Sie es dann erneut.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.window-opens"},
+		{msg: "Portalen genomgår planerat underhåll och är tillbaka kl. 06:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-nordic-cs-hu-ro"},
+		{msg: "Registration to bid in the spring sale has closed.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.entries-closed"},
+		{msg: "The quiz window for module 4 has closed.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.entries-closed"},
+		{msg: "Aanmelding voor deze cursus is gesloten.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.entries-closed"},
+		{msg: "All 10 licensed designer seats are in use.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-more.upgrade-plan"},
+		{msg: "Reader not detected. Connect the reader with the USB cable.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.connect-it"},
+		{msg: "Messgerät nicht gefunden. Bitte Gerät einschalten.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.connect-it"},
+		{msg: "Saw is out of Bluetooth range. Move closer and try the change again later.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.connect-it"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
