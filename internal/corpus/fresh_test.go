@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 90.9
-	freshFloorCode                = 87.4
-	freshFloorPermanentRetryable  = 0.0
-	freshFloorTransientNotRetried = 2.96
+	freshFloorClass               = 93.0
+	freshFloorCode                = 86.3
+	freshFloorPermanentRetryable  = 1.08
+	freshFloorTransientNotRetried = 2.69
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
