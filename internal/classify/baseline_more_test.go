@@ -424,6 +424,7 @@ var moreCases = []errCase{
 	{name: "visual basic subscript out of range", msg: "Run-time error '9': Subscript out of range", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "ocaml not_found", msg: "Fatal error: exception Not_found\nRaised at Stdlib__Map.find in file \"map.ml\", line 137", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "a call centre's high call volume", msg: "High call volume in your region; your request has been queued.", class: rel, code: tra, retryable: true, rule: "baseline/message-text"},
+	{name: "a java defect after a japanese system error", msg: "システムエラーが発生しました。NullPointerException at OrderService.java:88", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "python type name alone after a generic phrase", msg: "Something went wrong while computing the average: ZeroDivisionError", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "php division by zero on a 5xx", http: i32(500), msg: "DivisionByZeroError: Division by zero in Tariff.php:112", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "an encoder's stream key", http: i32(403), msg: "Publish refused: the stream key is invalid.", class: gov, code: auth},

@@ -38,10 +38,11 @@ var defectTypes = map[string]bool{
 // defect type at the start of a line (the last line of a Python or Node
 // trace, a Java trace's first), a runtime's own wording of a bug, a panic.
 // A type may follow white space, a colon, a quote, an opening bracket
-// ("System error (NullPointerException)") or an HL7 field or
+// ("System error (NullPointerException)"), a CJK full stop or comma
+// ("システムエラーが発生しました。NullPointerException") or an HL7 field or
 // component separator (| and ^), which is how an interface engine's
 // acknowledgement carries the exception of its own code.
-var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exception in thread "[^"]*" )|[\s:"'：|^(]|\\n)(?:` +
+var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exception in thread "[^"]*" )|[\s:"'：|^(。、，]|\\n)(?:` +
 	`(?:builtins\.)?(?:ZeroDivisionError|KeyError|AttributeError|IndexError|NameError|UnboundLocalError|RecursionError|NoMethodError): ` +
 	// A tool that reports only the type's name at the end of its words
 	// ("An unexpected error occurred: ZeroDivisionError").

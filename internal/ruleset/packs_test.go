@@ -920,7 +920,7 @@ func TestPackFamilies(t *testing.T) {
 		// device waits for what brings it back; a receiver waiting for its
 		// fix; a Japanese measurement to let finish.
 		{msg: "Checkout failed: all 5 floating licences are in use.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.check-back"},
-		{msg: "All 10 user licences are in use. Purchase additional licences to add users.", class: classify.Governance, code: classify.CodeUserActionRequired, family: ""},
+		{msg: "All 10 user licences are in use. Purchase additional licences to add users.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-more.upgrade-plan"},
 		{msg: "Correction age 30 s exceeds limit. Waiting for the correction stream to resume.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.gnss-fix-wait"},
 		{msg: "Point not stored: solution is FLOAT. Waiting for RTK fix.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.gnss-fix-wait"},
 		{msg: "計測中です。現在の計測が終了してから再度実行してください。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-moment-more"},
@@ -1009,6 +1009,19 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Reader not detected. Connect the reader with the USB cable.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.connect-it"},
 		{msg: "Messgerät nicht gefunden. Bitte Gerät einschalten.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.connect-it"},
 		{msg: "Saw is out of Bluetooth range. Move closer and try the change again later.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.connect-it"},
+		// Every licence in use with more to buy (sent with 429), a German
+		// firmware update under way, a measurement stabilising (French), a
+		// container pre-conditioning, a connection being retried (Finnish),
+		// a setting applied when a session ends, work under way with
+		// "veuillez patienter"; a program to close first.
+		{msg: "All 3 named user licences are in use. Purchase more licences to add this user.", http: status(429), class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-more.upgrade-plan"},
+		{msg: "Der Controller führt gerade ein Firmware-Update durch.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.update-in-progress"},
+		{msg: "Pesée en cours de stabilisation.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.settling-initialising"},
+		{msg: "Reefer unit is still pre-cooling; loading opens once the set point is reached.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.settling-initialising"},
+		{msg: "Anturi ei vastaa. Yhteyttä yritetään uudelleen.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-nordic-cs-hu-ro"},
+		{msg: "The new price list will be applied when the current transaction ends.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resumes-automatically"},
+		{msg: "Library not reachable. Ensure the editing application is closed before importing.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.close-program-first"},
+		{msg: "Export des pistes en cours, veuillez patienter.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outage-being-repaired"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
