@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 93.0
-	freshFloorCode                = 86.3
-	freshFloorPermanentRetryable  = 1.08
-	freshFloorTransientNotRetried = 2.69
+	freshFloorClass               = 94.7
+	freshFloorCode                = 89.1
+	freshFloorPermanentRetryable  = 0.0
+	freshFloorTransientNotRetried = 2.92
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
