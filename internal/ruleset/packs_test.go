@@ -1022,6 +1022,8 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "The new price list will be applied when the current transaction ends.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resumes-automatically"},
 		{msg: "Library not reachable. Ensure the editing application is closed before importing.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.close-program-first"},
 		{msg: "Export des pistes en cours, veuillez patienter.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outage-being-repaired"},
+		// Bookings that open daily at a stated hour.
+		{msg: "Online bookings open daily at 09:00 CET.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.window-opens"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
