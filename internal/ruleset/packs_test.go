@@ -1024,6 +1024,17 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Export des pistes en cours, veuillez patienter.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outage-being-repaired"},
 		// Bookings that open daily at a stated hour.
 		{msg: "Online bookings open daily at 09:00 CET.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.window-opens"},
+		// Nobody free at the moment, work ready within hours, a change sent
+		// after the current session, deadlines named as passed, and a Korean
+		// sign-in certificate that is the person's, not a server's.
+		{msg: "No couriers are available right now in your area.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.none-available-now"},
+		{msg: "Aucune ambulance n'est disponible pour le moment dans ce secteur.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.none-available-now"},
+		{msg: "Your soil report will be available within 6 hours.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.ready-later"},
+		{msg: "Les résultats seront disponibles sous 2 h.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.ready-later"},
+		{msg: "Settings can be changed after the current session ends.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.ready-later"},
+		{msg: "The deadline to renew this permit has passed.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.deadline-passed"},
+		{msg: "Lhůta pro odevzdání přihlášky uplynula.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.deadline-passed"},
+		{msg: "공인인증서가 만료되었습니다. 인증서를 갱신한 뒤 다시 로그인하세요.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-ko"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
