@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 91.1
-	freshFloorCode                = 83.0
+	freshFloorClass               = 94.0
+	freshFloorCode                = 86.4
 	freshFloorPermanentRetryable  = 0.0
-	freshFloorTransientNotRetried = 3.08
+	freshFloorTransientNotRetried = 2.73
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
