@@ -1035,6 +1035,15 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "The deadline to renew this permit has passed.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.deadline-passed"},
 		{msg: "Lhůta pro odevzdání přihlášky uplynula.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.deadline-passed"},
 		{msg: "공인인증서가 만료되었습니다. 인증서를 갱신한 뒤 다시 로그인하세요.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-ko"},
+		// Devices silent for hours, services closed for now or not
+		// answering at the moment, and time limits run out.
+		{msg: "Aucune donnée reçue de la sonde depuis 3 h.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-since"},
+		{msg: "Boya sin señal en las últimas 4 horas.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-since"},
+		{msg: "Wszyscy konsultanci są zajęci. Spróbuj ponownie za kilka minut.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-nordic-cs-hu-ro"},
+		{msg: "Bookingserveren svarer ikke i øjeblikket.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-nordic-cs-hu-ro"},
+		{msg: "Die Hotline ist außerhalb der Servicezeiten nicht besetzt.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
+		{msg: "Ansøgningsfristen for kurset er udløbet.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.deadline-passed-nordic-es"},
+		{msg: "No se puede registrar la declaración: plazo vencido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.deadline-passed-nordic-es"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
