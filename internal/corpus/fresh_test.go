@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 94.0
-	freshFloorCode                = 86.4
-	freshFloorPermanentRetryable  = 0.0
-	freshFloorTransientNotRetried = 2.73
+	freshFloorClass               = 92.3
+	freshFloorCode                = 87.6
+	freshFloorPermanentRetryable  = 0.55
+	freshFloorTransientNotRetried = 2.75
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
