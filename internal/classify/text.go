@@ -256,7 +256,10 @@ var textSets = [setCount]phraseSet{
 		" virtual queue", " fila virtual", " cola virtual", " file d attente virtuelle", " you are now in line",
 		// A session, class or event with no seats left is sold out.
 	}, unless: []string{" capacity for session", " capacity for this session", " capacity for the session",
-		" capacity for this event", " capacity for the event", " capacity for this class", " capacity for the class"}},
+		" capacity for this event", " capacity for the event", " capacity for this class", " capacity for the class",
+		// A thermocouple's circuit that is open is a broken wire to mend,
+		// not a breaker that half-opens.
+		" thermocouple"}},
 	tContention: {kind: kContention, phrases: []string{
 		" deadlock", " lock wait", " lock timeout", " could not obtain lock",
 		" could not acquire lock", " failed to acquire lock", " unable to acquire lock",

@@ -1044,6 +1044,13 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Die Hotline ist außerhalb der Servicezeiten nicht besetzt.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
 		{msg: "Ansøgningsfristen for kurset er udløbet.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.deadline-passed-nordic-es"},
 		{msg: "No se puede registrar la declaración: plazo vencido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.deadline-passed-nordic-es"},
+		// Shops closed for now, devices last seen hours ago (Danish), and a
+		// thermocouple's open circuit, which is a wire to mend.
+		{msg: "A loja está fechada neste momento. Volte às 9h.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.closed-now-eu"},
+		{msg: "Prodejna je mimo otevírací dobu.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.closed-now-eu"},
+		{msg: "Måleren er offline. Sidst set for 3 timer siden.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.last-seen"},
+		{msg: "Le capteur n'a pas émis depuis 2 jours.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-since"},
+		{msg: "Zone 1 thermocouple circuit open. Replace the thermocouple.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.open-circuit"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
