@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 92.3
-	freshFloorCode                = 87.6
-	freshFloorPermanentRetryable  = 0.55
-	freshFloorTransientNotRetried = 2.75
+	freshFloorClass               = 89.5
+	freshFloorCode                = 83.1
+	freshFloorPermanentRetryable  = 0.27
+	freshFloorTransientNotRetried = 1.61
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
