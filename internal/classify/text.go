@@ -258,8 +258,9 @@ var textSets = [setCount]phraseSet{
 	}, unless: []string{" capacity for session", " capacity for this session", " capacity for the session",
 		" capacity for this event", " capacity for the event", " capacity for this class", " capacity for the class",
 		// A thermocouple's circuit that is open is a broken wire to mend,
-		// not a breaker that half-opens.
-		" thermocouple"}},
+		// not a breaker that half-opens; a part to check is "not
+		// overloaded" is a person's task.
+		" thermocouple", " not overloaded"}},
 	tContention: {kind: kContention, phrases: []string{
 		" deadlock", " lock wait", " lock timeout", " could not obtain lock",
 		" could not acquire lock", " failed to acquire lock", " unable to acquire lock",

@@ -1051,6 +1051,10 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Måleren er offline. Sidst set for 3 timer siden.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.last-seen"},
 		{msg: "Le capteur n'a pas émis depuis 2 jours.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-since"},
 		{msg: "Zone 1 thermocouple circuit open. Replace the thermocouple.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.open-circuit"},
+		// Shops that do not ship to a place, and a German deadline run out.
+		{msg: "Sorry, we don't ship to Alaska or Hawaii.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.ship-to"},
+		{msg: "Spedizione non disponibile per la Sardegna.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.ship-to"},
+		{msg: "Die Frist für den Widerspruch ist abgelaufen.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.deadline-passed"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
