@@ -1055,6 +1055,11 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Sorry, we don't ship to Alaska or Hawaii.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.ship-to"},
 		{msg: "Spedizione non disponibile per la Sardegna.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.ship-to"},
 		{msg: "Die Frist für den Widerspruch ist abgelaufen.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.deadline-passed"},
+		// A refused connection from an address not on the allow list, and
+		// units silent for a stated time.
+		{msg: "Connection refused: client IP is not on the partner allowlist.", class: classify.Governance, code: classify.CodePermissionDenied, family: "access.allow-list-2"},
+		{msg: "Gateway has not reported in 3 hours.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline"},
+		{msg: "终端离线，最后心跳时间 08:15。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
