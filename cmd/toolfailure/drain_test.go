@@ -40,15 +40,18 @@ func TestDrainFailsGRPCHealth(t *testing.T) {
 	})
 	base := "http://" + ln.Addr().String()
 
-	tr := &http.Transport{Protocols: new(http.Protocols)}
-	tr.Protocols.SetUnencryptedHTTP2(true)
-	t.Cleanup(tr.CloseIdleConnections)
-	health := grpchealth.NewClient(&http.Client{Transport: tr}, base, connectv1.WithGRPC())
 	services := []string{"", toolfailurev1connect.ClassifierServiceName, toolfailurev1connect.FailureServiceName, toolfailurev1connect.RuleServiceName}
 	check := func(want grpchealth.Status) {
 		t.Helper()
 		for _, svc := range services {
+			// A connection of its own for each call: once the drain has
+			// begun, the server sends GOAWAY on the connections it has,
+			// and a call written on one just then cannot be retried.
+			tr := &http.Transport{Protocols: new(http.Protocols)}
+			tr.Protocols.SetUnencryptedHTTP2(true)
+			health := grpchealth.NewClient(&http.Client{Transport: tr}, base, connectv1.WithGRPC())
 			res, err := health.Check(t.Context(), &grpchealth.CheckRequest{Service: svc})
+			tr.CloseIdleConnections()
 			if err != nil {
 				t.Fatalf("grpc.health.v1 Check(%q): %v", svc, err)
 			}
