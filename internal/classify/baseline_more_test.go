@@ -246,6 +246,7 @@ var moreCases = []errCase{
 	{name: "waf vietnamese", http: i32(403), msg: "Truy cập của bạn đã bị chặn bởi tường lửa của trang web.", class: gov, code: pol, rule: "baseline/firewall"},
 	{name: "waf polish", http: i32(403), msg: "Żądanie zostało zablokowane przez zaporę sieciową serwisu.", class: gov, code: pol, rule: "baseline/firewall"},
 	{name: "cloudflare 1020 in words", http: i32(403), msg: "Access denied. Error code 1020.", class: gov, code: pol, rule: "baseline/firewall"},
+	{name: "cloudflare 1020 without the word code", http: i32(403), msg: "Error 1020: Access denied. You do not have access to shop.example.", class: gov, code: pol, rule: "baseline/firewall"},
 	{name: "java helpful null pointer", http: i32(500), msg: `{"status":500,"message":"Cannot invoke \"com.acme.Order.total()\" because \"order\" is null"}`, class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "windows access violation code", msg: "PlotViewer has stopped working. Exception code: 0xc0000005 at 0x00007ff6", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "waf naxsi", http: i32(418), msg: "naxsi: request denied (learning=0, id=1001, zone=ARGS, var_name=q)", class: gov, code: pol, rule: "baseline/firewall"},

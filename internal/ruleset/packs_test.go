@@ -1060,6 +1060,19 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Connection refused: client IP is not on the partner allowlist.", class: classify.Governance, code: classify.CodePermissionDenied, family: "access.allow-list-2"},
 		{msg: "Gateway has not reported in 3 hours.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline"},
 		{msg: "终端离线，最后心跳时间 08:15。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline"},
+		// Hebrew and Greek waits; shipping a law or customs bars, goods
+		// sold only to adults or the trade, and registration closed.
+		{msg: "השירות עמוס כרגע, נסו שוב מאוחר יותר.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-he-el"},
+		{msg: "Η υπηρεσία είναι προσωρινά μη διαθέσιμη. Προσπαθήστε ξανά αργότερα.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-he-el"},
+		{msg: "Lithium batteries cannot be shipped to Ireland due to carrier regulations.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.ship-restricted"},
+		{msg: "Diese Artikel dürfen leider nicht in die Schweiz versendet werden (Zollbestimmungen).", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.ship-restricted"},
+		{msg: "Estos productos no se pueden enviar a Canarias debido a la normativa aduanera.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.ship-restricted"},
+		{msg: "Pyrotechnic articles may only be sold to adults.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.sale-restricted"},
+		{msg: "Dieses Produkt wird nur an gewerbliche Kunden abgegeben.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.sale-restricted"},
+		{msg: "Las inscripciones para el torneo ya están cerradas.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.registration-closed-intl"},
+		{msg: "Le iscrizioni al corso sono chiuse.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.registration-closed-intl"},
+		{msg: "Nur der Vereinsvorstand darf Mitglieder löschen.", class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.only-role-may"},
+		{msg: "Seuls les administrateurs peuvent supprimer ce dossier.", class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.only-role-may"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
