@@ -141,8 +141,9 @@ var againstConventions = map[string]string{
 	"jra-ipat-hours": "a service outside its opening hours opens again by itself",
 	// Conflicts: "a file, database or record that another process or user
 	// has locked … the lock goes when they finish".
-	"aras-innovator-item-locked": "a part locked by a named user is transient",
-	"allplan-project-locked-de":  "a drawing locked by a named user for editing is transient",
+	"aras-innovator-item-locked":          "a part locked by a named user is transient",
+	"allplan-project-locked-de":           "a drawing locked by a named user for editing is transient",
+	"omninet-omnitracker-objekt-gesperrt": "an object locked while a named user edits it is transient",
 	// Conflicts: "a stale nonce (ACME badNonce) — is reliability"; a form's
 	// security nonce that a fresh page renews is one.
 	"leaky-paywall-nonce": "a stale form nonce is renewed and the call passes",

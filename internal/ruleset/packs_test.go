@@ -1093,6 +1093,19 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Das Feld Postleitzahl ist ein Pflichtfeld.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.required-field-intl"},
 		{msg: "No enviamos a Chile debido a restricciones aduaneras.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.ship-restricted"},
 		{msg: "Bookings are locked for changes within 48 hours of departure.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.locked-before-event"},
+		// Water too high or too low, windows that open on a stated day,
+		// a German gauge silent for hours, Greek and Hebrew permissions,
+		// age limits in German, Italian and French, a Hungarian deadline
+		// and an Indonesian registration closed.
+		{msg: "Wegen Hochwasser ist die Kanustrecke heute gesperrt.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.water-level"},
+		{msg: "Rafting trips are cancelled today: the river level is too high.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.water-level"},
+		{msg: "Der Ticketverkauf für das Konzert startet am 15. März.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.window-opens"},
+		{msg: "Die Wetterstation sendet seit 3 Stunden keine Messwerte.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-since"},
+		{msg: "Δεν έχετε άδεια να διαγράψετε αυτό το αρχείο.", class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.permission-el-he"},
+		{msg: "אינך מורשה לצפות בדוח זה.", class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.permission-el-he"},
+		{msg: "Die Teilnahme ist erst ab 18 Jahren erlaubt.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.age-limit-stated"},
+		{msg: "A pályázati határidő lejárt.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.deadline-passed"},
+		{msg: "Pendaftaran lomba telah ditutup.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.registration-closed-intl"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
