@@ -1106,6 +1106,12 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Die Teilnahme ist erst ab 18 Jahren erlaubt.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.age-limit-stated"},
 		{msg: "A pályázati határidő lejárt.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.deadline-passed"},
 		{msg: "Pendaftaran lomba telah ditutup.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.registration-closed-intl"},
+		// Shops and kitchens not taking orders for now, or opening at a
+		// stated time, and a bare "Throttled".
+		{msg: "本店暂停营业，请稍后下单。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.orders-paused"},
+		{msg: "Das Restaurant nimmt momentan keine Onlinebestellungen an.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.orders-paused"},
+		{msg: "The kitchen opens at 17:00; orders can be placed from then.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.orders-paused"},
+		{msg: "Throttled", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.orders-paused"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
