@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 89.2
-	freshFloorCode                = 83.4
-	freshFloorPermanentRetryable  = 0.0
-	freshFloorTransientNotRetried = 2.77
+	freshFloorClass               = 91.5
+	freshFloorCode                = 83.5
+	freshFloorPermanentRetryable  = 0.51
+	freshFloorTransientNotRetried = 2.51
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
