@@ -351,6 +351,7 @@ var moreCases = []errCase{
 	{name: "a kernel segfault line", msg: "billingd[3141]: segfault at 0000000000000010 ip 00007f1c2a3b4c5d sp 00007ffe1d2c3b40 error 4 in libbill.so[7f1c2a300000+90000]", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "visual basic error 91", msg: "Run-time error '91': Object variable or With block variable not set", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "visual basic error 91 in German", msg: "Laufzeitfehler '91': Objektvariable oder With-Blockvariable nicht festgelegt", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "1c index out of range", http: i32(500), msg: "Ошибка выполнения: Индекс находится за границами диапазона {ОбщийМодуль.Обмен.Модуль(88)}", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "visual basic error 91 in French", msg: "Erreur d'exécution '91' : Variable objet ou variable de bloc With non définie", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "a period to unlock", http: i32(400), msg: "Period 2024-07 is locked. Unlock the period to post changes.", class: cap, code: inv},
 	{name: "a budget spent", msg: "payment refused: insufficient budget remaining on this connection", class: gov, code: act},

@@ -140,6 +140,8 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|segfault at [0-9a-f]+ ip [0-9a-f]+` +
 	`|Object variable or With block variable not set|Variable de objeto o bloque With no establecid[ao]` +
 	`|variable de bloc With non définie|With-Blockvariable nicht festgelegt|variabile del blocco With non impostata` +
+	// 1C:Enterprise's report of an index out of range.
+	`|Индекс находится за границами диапазона` +
 	// Home Assistant's update coordinator logs an exception it did not
 	// expect by its str(), which for a KeyError is the quoted key alone:
 	// "Unexpected error fetching opennem data: 'fuel_tech'".
@@ -207,7 +209,7 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 // defectWords are literals, one of which every alternative of defectText
 // contains: the pattern (Go's regexp has no DFA) runs only on a text that
 // holds one, so that a long message costs one scan.
-var defectWords = words("Unexpected error fetching ", "segfault at ", "With block variable not set", "bloque With no establecid", "variable de bloc With non définie", "With-Blockvariable nicht festgelegt", "variabile del blocco With non impostata", "ZeroDivisionError", "DivisionByZeroError: Division by zero", "KeyError", "AttributeError", "IndexError", "NameError",
+var defectWords = words("Unexpected error fetching ", "segfault at ", "With block variable not set", "bloque With no establecid", "variable de bloc With non définie", "With-Blockvariable nicht festgelegt", "variabile del blocco With non impostata", "Индекс находится за границами диапазона", "ZeroDivisionError", "DivisionByZeroError: Division by zero", "KeyError", "AttributeError", "IndexError", "NameError",
 	"UnboundLocalError", "RecursionError", "NoMethodError", "NullPointerException", "ClassCastException",
 	"OutOfBoundsException", "ArithmeticException", "UninitializedPropertyAccessException",
 	"NullReferenceException", "InvalidCastException", "IndexOutOfRangeException", "DivideByZeroException",

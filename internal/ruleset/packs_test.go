@@ -1112,6 +1112,9 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Das Restaurant nimmt momentan keine Onlinebestellungen an.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.orders-paused"},
 		{msg: "The kitchen opens at 17:00; orders can be placed from then.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.orders-paused"},
 		{msg: "Throttled", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.orders-paused"},
+		{msg: "Ticket sales resume tomorrow at 9:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resumes-at"},
+		{msg: "Der Onlineshop ist wegen Umbau bis Montag geschlossen.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resumes-at"},
+		{msg: "Les livraisons sont suspendues jusqu'au 5 janvier.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resumes-at"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
