@@ -43,7 +43,7 @@ var (
 		"datadome", "kp_", "anubis_challenge", "being verified", "unusual traffic", "ddos-guard",
 		"проверка браузера", "人机验证", "ロボットではありません", "robô")
 	blockWords = words("cloudflare", "have been blocked", "cf-error-details", "incapsula",
-		"the requested url was rejected", "modsecurity", "mod_security", "naxsi: request denied", "pelo waf", "bị chặn bởi", "przez zapor", "1020", "sucuri website firewall",
+		"the requested url was rejected", "modsecurity", "mod_security", "naxsi: request denied", "pelo waf", "bị chặn bởi", "przez zapor", "error 1020", "error: 1020", "error code 1020", "error code: 1020", "sucuri website firewall",
 		"wordfence", "limited by the site owner", "imunify360", "barracuda", "fortiweb", "fortiguard",
 		"web page blocked", "attack id: ", "firewall", "blocked by", "request blocked", "reference #",
 		"session has been terminated", "access control configuration", "no hacking", "网站防火墙", "חומת אש", "חומת האש", "τείχος προστασίας",
