@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 91.5
-	freshFloorCode                = 83.5
-	freshFloorPermanentRetryable  = 0.51
-	freshFloorTransientNotRetried = 2.51
+	freshFloorClass               = 91.7
+	freshFloorCode                = 85.0
+	freshFloorPermanentRetryable  = 0.26
+	freshFloorTransientNotRetried = 2.34
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
