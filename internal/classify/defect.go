@@ -134,6 +134,9 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	// A Python exception printed by its repr rather than its str:
 	// "KeyError('site')", "KeyError ('site')".
 	`|\b(?:KeyError|IndexError|AttributeError|ZeroDivisionError) ?\('` +
+	// A KeyError logged as its type and the quoted key without a colon
+	// ("Interner Fehler: KeyError 'hall_id'"): a key the code expected.
+	`|\bKeyError ['"][A-Za-z_]\w{0,60}['"]` +
 	// The kernel's line for a process that a segmentation fault killed,
 	// and Visual Basic's run-time error 91 (a null object reference), in
 	// English, Spanish, French, German and Italian.

@@ -1115,6 +1115,26 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Ticket sales resume tomorrow at 9:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resumes-at"},
 		{msg: "Der Onlineshop ist wegen Umbau bis Montag geschlossen.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resumes-at"},
 		{msg: "Les livraisons sont suspendues jusqu'au 5 janvier.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resumes-at"},
+		// A place closed now with its reopening or hours, a closing day, orders
+		// accepted from a stated day; shipping paused for frost or heat.
+		{msg: "The shop is currently closed and will open again at 9:30 tomorrow.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "La oficina está cerrada. Nuestro horario es de 8:00 a 15:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "本日は休館日です。またのお越しをお待ちしております。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Pre-orders for the spring catalogue are accepted from 3 March.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Shipments of live fish are paused this week because of freezing temperatures.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-closure"},
+		{msg: "Wegen Hitze ruht derzeit der Tierversand.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-closure"},
+		// Shipping barred by sanctions or import rules (Italian, Japanese),
+		// applications closed, a Japanese deadline passed.
+		{msg: "Non effettuiamo spedizioni in Svizzera per via delle normative doganali sui semi.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.ship-restricted"},
+		{msg: "この商品は輸出規制の対象のため、海外へはお届けできません。", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.ship-restricted"},
+		{msg: "Applications for the summer residency are now closed.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.entries-closed"},
+		{msg: "レポートの提出期限を過ぎています。", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.deadline-passed"},
+		// A request to sign in first (Polish, Czech).
+		{msg: "Zaloguj się, aby dodać produkt do listy życzeń.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-nordic-slavic"},
+		{msg: "Pro stažení faktury se přihlaste.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-nordic-slavic"},
+		// Not sent to a place, without a rule given (Norwegian, Swedish).
+		{msg: "Vi leverer dessverre ikke til Færøyene.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.ship-to"},
+		{msg: "Vi skickar inte till Åland.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.ship-to"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
