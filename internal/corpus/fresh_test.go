@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 91.7
-	freshFloorCode                = 85.0
-	freshFloorPermanentRetryable  = 0.26
-	freshFloorTransientNotRetried = 2.34
+	freshFloorClass               = 90.9
+	freshFloorCode                = 85.8
+	freshFloorPermanentRetryable  = 0.57
+	freshFloorTransientNotRetried = 1.71
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
