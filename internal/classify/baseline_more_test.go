@@ -187,6 +187,7 @@ var moreCases = []errCase{
 	{name: "connecting to an uninitialized repository", msg: "ERROR error connecting to repository: repository not initialized in the provided storage", class: rel, code: tra},
 	{name: "connect failed stays transient", msg: "connect failed: connection timed out after 30s", class: rel, code: tra, retryable: true},
 	{name: "python repr key error", msg: "Internal error: KeyError ('site')\nAn internal error occurred while processing your request.", class: cap, code: "internal_error"},
+	{name: "php undefined index without its level", msg: "Undefined index: venue_id in Booking.php on line 204", class: cap, code: "internal_error"},
 	{name: "key error without a colon", msg: "Erreur interne : KeyError 'venue_id' lors du chargement", class: cap, code: "internal_error"},
 	{name: "buying power", http: i32(200), msg: "Buying power is insufficient, please cancel open buy orders and try again", class: gov, code: act},
 	{name: "must install a tool", msg: "You must install 'which' on your build machine", class: gov, code: act},

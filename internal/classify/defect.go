@@ -129,6 +129,8 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	// PHP's warnings for a key, index or variable that is not there, which
 	// frameworks turn into exceptions.
 	`|(?:Warning|Notice): Undefined (?:array key|index|offset|variable|property)` +
+	// The same warning quoted without its level, with the file and line.
+	`|Undefined (?:array key|index|offset|variable|property): \$?\w+ in [\w./-]+\.php on line \d+` +
 	// Elixir's report of an exception that only a bug raises.
 	`|\*\* \((?:KeyError|FunctionClauseError|MatchError|CaseClauseError|CondClauseError|WithClauseError|UndefinedFunctionError|ArithmeticError|BadMapError|BadArityError|BadFunctionError|BadBooleanError)\)` +
 	// A Python exception printed by its repr rather than its str:
@@ -220,7 +222,7 @@ var defectWords = words("Unexpected error fetching ", "segfault at ", "With bloc
 	"Object reference not set", "panic: runtime error:", "nil pointer dereference", "panicked at",
 	"::unwrap()", "Unexpectedly found nil", "undefined method ", "Call to a member function",
 	"Call to undefined", "uninitialized constant ", "maximum recursion depth", "Maximum call stack", "Defect]", "unreachable code",
-	"ssertion failed: ", "Assertion failed in file ", "Assertion `", ": Undefined ", "** (", "nternal compiler error",
+	"ssertion failed: ", "Assertion failed in file ", "Assertion `", ": Undefined ", ".php on line ", "** (", "nternal compiler error",
 	"Internal Error", "Internal error", "Uncaught ", "bug report", "above output", "AssertionError",
 	"ConcurrentModificationException", "out of bounds for length", "cannot be cast to class",
 	"as a bug", "report to the ", "report it to the ", "report this to the ", "Report to the ", "Report it to the ",

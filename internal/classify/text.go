@@ -291,9 +291,11 @@ var textSets = [setCount]phraseSet{
 		// or one the message says to unlock, waits for its owner to unlock
 		// it, not for another writer to finish.
 		// A period closed by a later step ("attendance for this month is
-		// locked as payroll has been processed") stays closed.
+		// locked as payroll has been processed") stays closed, and so does
+		// an order's address once the order has gone out to fulfilment.
 	}, unless: []string{" already being used", " token is locked", " conflict between", " conflicts between", " unlock ", " not locked by", " wallet is locked", " device is locked", " screen is locked",
 		" has been processed", " has been finalized", " has been finalised", " period is locked", " month is locked", " year is locked",
+		" has been sent to", " has been shipped", " has shipped", " to fulfillment", " to fulfilment",
 		// A second application for the same applicant while the first is
 		// open is a duplicate, not another writer to wait for.
 		" an application for this "}},

@@ -1135,6 +1135,22 @@ func TestPackFamilies(t *testing.T) {
 		// Not sent to a place, without a rule given (Norwegian, Swedish).
 		{msg: "Vi leverer dessverre ikke til Færøyene.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.ship-to"},
 		{msg: "Vi skickar inte till Åland.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.ship-to"},
+		// Pre-orders or bookings possible only from a stated day, a stand that
+		// reopens on a named day, a shop closed today whose orders resume.
+		{msg: "Pre-orders for the autumn range open on 1 September.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.window-opens"},
+		{msg: "Reservierungen für den Adventsmarkt sind erst ab dem 15. Oktober möglich.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.window-opens"},
+		{msg: "The kiosk is closed for winter and reopens April 2.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resumes-at"},
+		{msg: "La boutique est fermée aujourd'hui. Les retraits reprendront demain matin.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "ご注文は毎週月曜日の正午より承ります。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		// Applications or pre-orders closed on a day, a French deadline or
+		// period closed, a Finnish registration ended.
+		{msg: "Applications for the spring residency closed on February 10.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.entries-closed"},
+		{msg: "La date limite d'envoi des candidatures est dépassée.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.entries-closed"},
+		{msg: "La période d'inscription aux stages est terminée.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.entries-closed"},
+		{msg: "Ilmoittautuminen kurssille on päättynyt.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.registration-closed-intl"},
+		// A BACnet write aborted or rejected for the value's shape.
+		{msg: "BACnet Reject: APDU reject reason invalid-parameter-data-type (analog-value,3)", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.bacnet-bad-value"},
+		{msg: "NoResponseFromController: APDU Abort Reason : valueOutOfRange", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.bacnet-bad-value"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
