@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 90.9
-	freshFloorCode                = 85.8
-	freshFloorPermanentRetryable  = 0.57
-	freshFloorTransientNotRetried = 1.71
+	freshFloorClass               = 91.2
+	freshFloorCode                = 81.2
+	freshFloorPermanentRetryable  = 0.0
+	freshFloorTransientNotRetried = 1.76
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
