@@ -1111,7 +1111,7 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "本店暂停营业，请稍后下单。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.orders-paused"},
 		{msg: "Das Restaurant nimmt momentan keine Onlinebestellungen an.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.orders-paused"},
 		{msg: "The kitchen opens at 17:00; orders can be placed from then.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.orders-paused"},
-		{msg: "Throttled", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.orders-paused"},
+		{msg: "Throttled", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.throttled"},
 		{msg: "Ticket sales resume tomorrow at 9:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resumes-at"},
 		{msg: "Der Onlineshop ist wegen Umbau bis Montag geschlossen.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resumes-at"},
 		{msg: "Les livraisons sont suspendues jusqu'au 5 janvier.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resumes-at"},
@@ -1151,6 +1151,21 @@ func TestPackFamilies(t *testing.T) {
 		// A BACnet write aborted or rejected for the value's shape.
 		{msg: "BACnet Reject: APDU reject reason invalid-parameter-data-type (analog-value,3)", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.bacnet-bad-value"},
 		{msg: "NoResponseFromController: APDU Abort Reason : valueOutOfRange", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.bacnet-bad-value"},
+		// Stopped for wind, storm or volcanic gas (Japanese, Korean, Chinese),
+		// a place closed today that opens again (Greek), a booking that opens
+		// on a day (Swedish).
+		{msg: "台風の影響で、ロープウェイの運行を見合わせております。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-closure"},
+		{msg: "태풍으로 인해 유람선 운항이 일시 중지되었습니다.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-closure"},
+		{msg: "由於暴雨，纜車暫停服務。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-closure"},
+		{msg: "Το μουσείο είναι κλειστό σήμερα και θα ανοίξει αύριο στις 10:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Anmälan till vårens kurser öppnar den 15 januari.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.window-opens"},
+		// A discount code expired; a request to sign in before the action.
+		{msg: "Der Gutscheincode HERBST10 ist abgelaufen.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.discount-code-expired"},
+		{msg: "Kortingscode WELKOM is verlopen.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.discount-code-expired"},
+		{msg: "Vous devez être connecté pour laisser un avis.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-must-sign-in"},
+		{msg: "Sie müssen angemeldet sein, um Ihre Bestellungen zu sehen.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-must-sign-in"},
+		// A browser's native companion not available.
+		{msg: "Signing failed: native messaging host is not installed.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.install-or-start-program"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
