@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 91.2
-	freshFloorCode                = 81.2
-	freshFloorPermanentRetryable  = 0.0
-	freshFloorTransientNotRetried = 1.76
+	freshFloorClass               = 90.8
+	freshFloorCode                = 85.2
+	freshFloorPermanentRetryable  = 0.29
+	freshFloorTransientNotRetried = 2.25
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
