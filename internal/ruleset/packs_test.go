@@ -1166,6 +1166,15 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Sie müssen angemeldet sein, um Ihre Bestellungen zu sehen.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-must-sign-in"},
 		// A browser's native companion not available.
 		{msg: "Signing failed: native messaging host is not installed.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.install-or-start-program"},
+		// Technical difficulties, a virtual queue, too many requests
+		// (Hungarian), a timeout (Greek); a hall closed that opens again
+		// (Danish), a track closed until its reopening time (German).
+		{msg: "The booking site is experiencing technical difficulties.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.busy-more"},
+		{msg: "Du befindest dich in der virtuellen Warteschlange.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.busy-more"},
+		{msg: "Túl sok kérés. Várjon egy percet.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.busy-more"},
+		{msg: "Hallen er lukket nu og åbner igen kl. 14.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Die Strecke ist gesperrt. Wiederöffnung gegen 16:30 Uhr.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Der Vorverkauf beginnt am Freitag um 9 Uhr.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.window-opens"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
