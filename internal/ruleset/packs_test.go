@@ -1107,11 +1107,13 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "A pályázati határidő lejárt.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.deadline-passed"},
 		{msg: "Pendaftaran lomba telah ditutup.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.registration-closed-intl"},
 		// Shops and kitchens not taking orders for now, or opening at a
-		// stated time, and a bare "Throttled".
+		// stated time.
 		{msg: "本店暂停营业，请稍后下单。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.orders-paused"},
 		{msg: "Das Restaurant nimmt momentan keine Onlinebestellungen an.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.orders-paused"},
 		{msg: "The kitchen opens at 17:00; orders can be placed from then.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.orders-paused"},
+		// A bare "Throttled", a rate limit's word.
 		{msg: "Throttled", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.throttled"},
+		// Sales or services that resume or reopen at a stated time or day.
 		{msg: "Ticket sales resume tomorrow at 9:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resumes-at"},
 		{msg: "Der Onlineshop ist wegen Umbau bis Montag geschlossen.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resumes-at"},
 		{msg: "Les livraisons sont suspendues jusqu'au 5 janvier.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.resumes-at"},
