@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 90.8
-	freshFloorCode                = 85.2
-	freshFloorPermanentRetryable  = 0.29
-	freshFloorTransientNotRetried = 2.25
+	freshFloorClass               = 90.9
+	freshFloorCode                = 84.8
+	freshFloorPermanentRetryable  = 0.28
+	freshFloorTransientNotRetried = 3.32
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
