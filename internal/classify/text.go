@@ -292,10 +292,12 @@ var textSets = [setCount]phraseSet{
 		// it, not for another writer to finish.
 		// A period closed by a later step ("attendance for this month is
 		// locked as payroll has been processed") stays closed, and so does
-		// an order's address once the order has gone out to fulfilment.
+		// an order's address once the order has gone out to fulfilment,
+		// and a match, job or round already completed.
 	}, unless: []string{" already being used", " token is locked", " conflict between", " conflicts between", " unlock ", " not locked by", " wallet is locked", " device is locked", " screen is locked",
 		" has been processed", " has been finalized", " has been finalised", " period is locked", " month is locked", " year is locked",
 		" has been sent to", " has been shipped", " has shipped", " to fulfillment", " to fulfilment",
+		" already completed", " already been completed", " has been completed", " already finished",
 		// A second application for the same applicant while the first is
 		// open is a duplicate, not another writer to wait for.
 		" an application for this "}},

@@ -1177,6 +1177,30 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Hallen er lukket nu og åbner igen kl. 14.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
 		{msg: "Die Strecke ist gesperrt. Wiederöffnung gegen 16:30 Uhr.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
 		{msg: "Der Vorverkauf beginnt am Freitag um 9 Uhr.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.window-opens"},
+		// Reopening on a stated day or hour, in more languages.
+		{msg: "La billetterie est fermée ce soir. Les ventes rouvrent demain à 9h00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Le service de livraison reprendra le 3 janvier.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Wegen Inventur ist der Shop bis Freitag geschlossen. Ab Montag ist die Bestellung wieder geöffnet.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Wir liefern Frischware erst wieder ab dem 5. Oktober aus.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Rejestracja jest wstrzymana. Zgłoszenia przyjmujemy ponownie od poniedziałku.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "受付期間外です。次回は4月1日9:00より受付を開始します。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "지금은 예매 시간이 아닙니다. 매일 09:00부터 이용하실 수 있습니다.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Prijave so zaprte. Ponovno odprejo se jutri ob 8:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Lịch thi đấu sẽ được cập nhật sau 18 giờ hôm nay.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "We are not accepting new commissions until our spring list opens on 1 March.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		// Access denied with a request to sign in again.
+		{msg: "Zugriff verweigert. Ihre Sitzung ist beendet, bitte melden Sie sich erneut an.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-must-sign-in"},
+		{msg: "Accès refusé : veuillez vous reconnecter pour continuer.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.auth-must-sign-in"},
+		// Applications and campaigns closed; a stated minimum age.
+		{msg: "La campagne d'inscription 2025 est close.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.entries-closed"},
+		{msg: "Für diesen Jahrgang können keine Anträge mehr gestellt werden.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.entries-closed"},
+		{msg: "Die Antragsfrist endete am 30.06.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.entries-closed"},
+		{msg: "Du skal være fyldt 15 år for at oprette en konto.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.age-limit-stated"},
+		{msg: "Du må være fylt 18 år for å leie bil.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.age-limit-stated"},
+		// Not there in the language chosen; shipping not made to a country.
+		{msg: "Die Broschüre ist in der gewählten Sprache nicht verfügbar.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.language-not-available"},
+		{msg: "Subtitles are not available in the selected language.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.language-not-available"},
+		{msg: "Siamo spiacenti, non effettuiamo spedizioni verso il Canada.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.ship-to"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
@@ -1203,10 +1227,13 @@ func TestPackFamilies(t *testing.T) {
 			t.Errorf("%q: decided by %s, want a %s* pack rule", c.msg, res.RuleID, c.family)
 		}
 	}
-	// Whatever reads it, a place the service does not go is not a wait.
+	// Whatever reads it, a place the service does not go is not a wait,
+	// nor a budget spent.
 	for _, msg := range []string{
 		"Este restaurante no está disponible en este momento en tu zona",
 		"Ce service est actuellement indisponible dans votre pays",
+		// A subsidy's budget spent until a stated day is the rule's refusal.
+		"Das Förderbudget ist ausgeschöpft. Anträge sind erst wieder ab dem 1. Januar möglich.",
 	} {
 		res := none.Classify(&classify.Input{Tool: "t", Error: classify.RawError{Message: msg}}, now)
 		if res.Retryable || strings.HasPrefix(res.RuleID, "families-intl.busy") {
