@@ -1201,6 +1201,18 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Die Broschüre ist in der gewählten Sprache nicht verfügbar.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.language-not-available"},
 		{msg: "Subtitles are not available in the selected language.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.language-not-available"},
 		{msg: "Siamo spiacenti, non effettuiamo spedizioni verso il Canada.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.ship-to"},
+		// Shipping or sale forbidden by a law where the buyer is.
+		{msg: "We cannot ship this knife to Victoria under state weapons laws.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.law-forbids-shipping"},
+		{msg: "Aufgrund gesetzlicher Vorgaben können wir Feuerwerk nicht nach Österreich versenden.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.ship-restricted"},
+		{msg: "Ce produit ne peut être livré en Suisse en raison de la législation sur les armes.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.law-forbids-shipping"},
+		{msg: "La venta de alcohol no está permitida en esta provincia.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.law-forbids-shipping"},
+		{msg: "ไม่สามารถขายสินค้านี้ทางออนไลน์ได้ ตามกฎหมายควบคุมเครื่องดื่มแอลกอฮอล์", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.law-forbids-shipping"},
+		// Not deliverable to a country; only a named role may do it.
+		{msg: "Dit product is niet leverbaar naar Noorwegen.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.ship-to"},
+		{msg: "회원 탈퇴는 계약자 본인만 가능합니다.", class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.only-role-may"},
+		{msg: "Zmiany w umowie może wyłącznie osoba upoważniona przez właściciela.", class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.only-role-may"},
+		// Ordering again from a stated hour (Dutch).
+		{msg: "De kassa is gesloten. Reserveren kan weer vanaf 07:00 uur.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
