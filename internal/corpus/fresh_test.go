@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 92.6
-	freshFloorCode                = 84.8
-	freshFloorPermanentRetryable  = 0.0
-	freshFloorTransientNotRetried = 1.42
+	freshFloorClass               = 93.3
+	freshFloorCode                = 86.3
+	freshFloorPermanentRetryable  = 0.34
+	freshFloorTransientNotRetried = 2.01
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
