@@ -1213,6 +1213,15 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Zmiany w umowie może wyłącznie osoba upoważniona przez właściciela.", class: classify.Governance, code: classify.CodePermissionDenied, family: "families-intl.only-role-may"},
 		// Ordering again from a stated hour (Dutch).
 		{msg: "De kassa is gesloten. Reserveren kan weer vanaf 07:00 uur.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		// Reopening at a stated hour (Japanese, Spanish, Thai); stopped for a rough sea (Italian), closed today for wind (Spanish).
+		{msg: "本日の受付は終了しました。明朝8:30から受付を再開いたします。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "La piscina está cerrada. Reabrirá el lunes a las 7:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "ร้านปิดชั่วคราว เปิดให้บริการอีกครั้งพรุ่งนี้ 10:00 น.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Traghetto sospeso per mare mosso. Prossimo aggiornamento alle 15:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-closure"},
+		{msg: "La tirolina está cerrada hoy por viento.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-closure"},
+		// Not the agent of record, also under a 500 that says so.
+		{msg: "Internal Server Error: agent 2231 is not the agent of record for booking 88120 and cannot modify it.", http: status(500), class: classify.Governance, code: classify.CodePermissionDenied, family: "access.not-the-owner"},
+		{msg: "Broker 1182 is not the broker of record for policy 77-1120 and cannot change it.", class: classify.Governance, code: classify.CodePermissionDenied, family: "access.not-the-owner"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
