@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 93.3
-	freshFloorCode                = 86.3
-	freshFloorPermanentRetryable  = 0.34
-	freshFloorTransientNotRetried = 2.01
+	freshFloorClass               = 87.2
+	freshFloorCode                = 79.7
+	freshFloorPermanentRetryable  = 0.59
+	freshFloorTransientNotRetried = 4.66
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
