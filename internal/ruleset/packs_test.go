@@ -1222,6 +1222,23 @@ func TestPackFamilies(t *testing.T) {
 		// Not the agent of record, also under a 500 that says so.
 		{msg: "Internal Server Error: agent 2231 is not the agent of record for booking 88120 and cannot modify it.", http: status(500), class: classify.Governance, code: classify.CodePermissionDenied, family: "access.not-the-owner"},
 		{msg: "Broker 1182 is not the broker of record for policy 77-1120 and cannot change it.", class: classify.Governance, code: classify.CodePermissionDenied, family: "access.not-the-owner"},
+		// Windows that open again by themselves, in more languages and shapes.
+		{msg: "Bestilling åpner igjen mandag kl. 09.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Les réservations pour la saison d'été ouvriront le 15 mars à 10h.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Der Vorverkauf für die Herbstkurse öffnet am 1. September.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Dnes máme zavřeno. Otevíráme zítra v 9:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Kahvila on suljettu kunnostuksen vuoksi 3.6. asti.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Returns will be processed again from 5 January.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "The museum is expected to reopen on 12 May.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		// Stops for the weather, in more shapes.
+		{msg: "All flights are suspended due to a cyclone warning.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-closure"},
+		{msg: "El puerto está cerrado por temporal.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-closure"},
+		{msg: "Z důvodu větru je lanovka mimo provoz.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-closure"},
+		{msg: "台風の影響で運航を見合わせています。天候が回復し次第再開します。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-closure"},
+		// A device last seen a while ago (Dutch, German); a record another user edits (Dutch).
+		{msg: "Apparaat reageert niet. Laatst gezien: 40 minuten geleden.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline"},
+		{msg: "Terminal nicht erreichbar, zuletzt gesehen vor 2 Stunden.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline"},
+		{msg: "Dit dossier wordt bewerkt door een andere gebruiker.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.locked-by-another-user"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
@@ -1249,12 +1266,14 @@ func TestPackFamilies(t *testing.T) {
 		}
 	}
 	// Whatever reads it, a place the service does not go is not a wait,
-	// nor a budget spent.
+	// nor a budget spent, nor a service not offered abroad.
 	for _, msg := range []string{
 		"Este restaurante no está disponible en este momento en tu zona",
 		"Ce service est actuellement indisponible dans votre pays",
 		// A subsidy's budget spent until a stated day is the rule's refusal.
 		"Das Förderbudget ist ausgeschöpft. Anträge sind erst wieder ab dem 1. Januar möglich.",
+		// Maintenance contracts not offered abroad are no maintenance window.
+		"Wij bieden geen onderhoudscontracten aan buiten de Benelux.",
 	} {
 		res := none.Classify(&classify.Input{Tool: "t", Error: classify.RawError{Message: msg}}, now)
 		if res.Retryable || strings.HasPrefix(res.RuleID, "families-intl.busy") {
