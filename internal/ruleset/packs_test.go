@@ -1239,6 +1239,12 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Apparaat reageert niet. Laatst gezien: 40 minuten geleden.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline"},
 		{msg: "Terminal nicht erreichbar, zuletzt gesehen vor 2 Stunden.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline"},
 		{msg: "Dit dossier wordt bewerkt door een andere gebruiker.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.locked-by-another-user"},
+		// Bookings that come back or open on a date (Arabic, Spanish, Italian, German); a slot code.
+		{msg: "المتجر مغلق حالياً للجرد، ويعود البيع غداً الساعة 9 صباحاً.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Las inscripciones para el curso de otoño se abrirán el 1 de septiembre.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Le prenotazioni riaprono lunedì alle 9:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Die Bestellung wird am Montag wieder freigeschaltet.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Booking failed: APPOINTMENT_SLOT_TAKEN", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.slot-taken"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
