@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 91.9
-	freshFloorCode                = 86.7
-	freshFloorPermanentRetryable  = 0.36
-	freshFloorTransientNotRetried = 1.76
+	freshFloorClass               = 89.4
+	freshFloorCode                = 82.8
+	freshFloorPermanentRetryable  = 1.09
+	freshFloorTransientNotRetried = 1.09
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
