@@ -54,6 +54,8 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	`|(?:java\.lang\.|kotlin\.)?(?:(?:Kotlin)?NullPointerException|ClassCastException|ArrayIndexOutOfBoundsException|StringIndexOutOfBoundsException|ArithmeticException|UninitializedPropertyAccessException)\b` +
 	`|java\.util\.ConcurrentModificationException\b` +
 	`|org\.hibernate\.LazyInitializationException\b` +
+	// A servlet that redirects after it has written its response.
+	`|Cannot call sendRedirect\(\) after the response has been committed` +
 	`|java\.lang\.AssertionError\b` +
 	`|(?:System\.)?(?:NullReferenceException|InvalidCastException|IndexOutOfRangeException|DivideByZeroException|Collections\.Generic\.KeyNotFoundException)\b` +
 	`|ReferenceError: [\w$.]+ is not defined` +
@@ -228,7 +230,7 @@ var defectWords = words("Unexpected error fetching ", "segfault at ", "With bloc
 	"Call to undefined", "uninitialized constant ", "maximum recursion depth", "Maximum call stack", "Defect]", "unreachable code",
 	"ssertion failed: ", "Assertion failed in file ", "Assertion `", ": Undefined ", ".php on line ", "** (", "nternal compiler error",
 	"Internal Error", "Internal error", "Uncaught ", "bug report", "above output", "AssertionError",
-	"ConcurrentModificationException", "LazyInitializationException", "out of bounds for length", "cannot be cast to class",
+	"ConcurrentModificationException", "LazyInitializationException", "after the response has been committed", "out of bounds for length", "cannot be cast to class",
 	"as a bug", "report to the ", "report it to the ", "report this to the ", "Report to the ", "Report it to the ",
 	"Report this to the ", "REPORT TO THE ", "Sequence contains ", "Посилання на об", "ACCESS_VIOLATION", "ccess violation", "null pointer",
 	"'NoneType' object", "内部エラー", "内部错误", "内部錯誤", "Internal fault: [0x", "Assert `", "ssert failed",

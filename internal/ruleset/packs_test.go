@@ -174,7 +174,7 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "現在はサービス時間外です。8:00以降に再度お試しください。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.outside-hours"},
 		// A wait said as "try after some time".
 		{msg: "Could not reach the registry at the moment. Please try after some time.", http: status(400), class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families.not-ready-yet-busy"},
-		{msg: "The one-time code has expired. Please regenerate the OTP and try after some time.", class: classify.Governance, code: classify.CodeUserActionRequired},
+		{msg: "The one-time code has expired. Please regenerate the OTP and try after some time.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families.one-time-code-expired"},
 		// A person's step, not a wait: a device to put on its charger, a
 		// program to install or start, a payment to make, a prompt the
 		// person did not answer.
@@ -1245,6 +1245,9 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Le prenotazioni riaprono lunedì alle 9:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
 		{msg: "Die Bestellung wird am Montag wieder freigeschaltet.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
 		{msg: "Booking failed: APPOINTMENT_SLOT_TAKEN", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.slot-taken"},
+		// A later or value date to choose; an amount under a bound (Polish), also under a 500.
+		{msg: "Payments after 5 PM are processed the next working day. Please choose a later date.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.choose-later-date"},
+		{msg: "Błąd 500: Kwota przelewu nie może być mniejsza niż 10 zł.", http: status(500), class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.choose-later-date"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
