@@ -226,6 +226,7 @@ var moreCases = []errCase{
 	{name: "quoted exception type", msg: "Analyzer 'X' threw an exception of type 'System.InvalidCastException' with message 'bad cast'", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "500 naming hibernate's lazy initialisation", http: i32(500), msg: "Error 500: org.hibernate.LazyInitializationException: failed to lazily initialize a collection of role: com.example.Order.lines, could not initialize proxy - no Session", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "500 naming a redirect after the response", http: i32(500), msg: "java.lang.IllegalStateException: Cannot call sendRedirect() after the response has been committed", class: cap, code: ierr, rule: "baseline/programming-error"},
+	{name: "internal error naming a division by zero (German)", msg: "Die Auswertung ist fehlgeschlagen: interner Fehler (Ausnahme: Division durch Null) in Modul Statistik.", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "500 json names npe", http: i32(500), msg: `{"message":"java.lang.NullPointerException","status":500}`, class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "500 jvm index message", http: i32(500), msg: "Internal Server Error: Index 5 out of bounds for length 5", class: cap, code: ierr, rule: "baseline/programming-error"},
 	{name: "500 jvm cast message", http: i32(500), msg: "Internal Server Error: class java.lang.String cannot be cast to class java.util.Map", class: cap, code: ierr, rule: "baseline/programming-error"},

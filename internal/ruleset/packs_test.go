@@ -1248,6 +1248,16 @@ func TestPackFamilies(t *testing.T) {
 		// A later or value date to choose; an amount under a bound (Polish), also under a 500.
 		{msg: "Payments after 5 PM are processed the next working day. Please choose a later date.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.choose-later-date"},
 		{msg: "Błąd 500: Kwota przelewu nie może być mniejsza niż 10 zł.", http: status(500), class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.choose-later-date"},
+		// No dealer for a postcode (English, German, Czech, Turkish); a desk closed now that says when it opens;
+		// late submissions; a device last seen a time ago (French).
+		{msg: "No approved installer covers your postcode yet.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area"},
+		{msg: "Für Ihre Postleitzahl ist leider kein Servicepartner zuständig.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area"},
+		{msg: "Pro vaše PSČ nemáme žádného montážního partnera.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area"},
+		{msg: "Adresinizde yetkili servis bulunmamaktadır.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area"},
+		{msg: "The helpline is closed right now. We're open daily from 9am to 6pm.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Kundtjänst är stängd. Vi öppnar igen kl. 08:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "The bid deadline has passed. Late bids will not be accepted.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.late-submissions"},
+		{msg: "Capteur hors ligne, vu pour la dernière fois il y a 15 min.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
