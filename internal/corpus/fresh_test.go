@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 89.9
-	freshFloorCode                = 85.8
-	freshFloorPermanentRetryable  = 0.81
-	freshFloorTransientNotRetried = 1.22
+	freshFloorClass               = 89.4
+	freshFloorCode                = 85.4
+	freshFloorPermanentRetryable  = 0.67
+	freshFloorTransientNotRetried = 1.0
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
