@@ -149,6 +149,10 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	// and Visual Basic's run-time error 91 (a null object reference), in
 	// English, Spanish, French, German and Italian.
 	`|segfault at [0-9a-f]+ ip [0-9a-f]+` +
+	// A classic ASP page's database error for a malformed command
+	// (80040e14) at a line of the page: the page built the query wrong.
+	// A timeout there (80004005) is not a defect.
+	`|error '80040e14'(?:[^\n]*\n){1,3}\s*/[\w/.\-]+\.asp, line \d+` +
 	// An internal error that names a division by zero as its cause
 	// ("interner Fehler (Ausnahme: Division durch Null)"); a query's own
 	// division by zero, which a database reports without the words
@@ -225,7 +229,7 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 // defectWords are literals, one of which every alternative of defectText
 // contains: the pattern (Go's regexp has no DFA) runs only on a text that
 // holds one, so that a long message costs one scan.
-var defectWords = words("Unexpected error fetching ", "segfault at ", "ivision durch Null", "ivision durch null", "ivision by zero", "ivision par zéro", "ivisión por cero", "ivisione per zero", "With block variable not set", "bloque With no establecid", "variable de bloc With non définie", "With-Blockvariable nicht festgelegt", "variabile del blocco With non impostata", "Индекс находится за границами диапазона", "ZeroDivisionError", "DivisionByZeroError: Division by zero", "KeyError", "AttributeError", "IndexError", "NameError",
+var defectWords = words("Unexpected error fetching ", "segfault at ", "error '80040e14'", "ivision durch Null", "ivision durch null", "ivision by zero", "ivision par zéro", "ivisión por cero", "ivisione per zero", "With block variable not set", "bloque With no establecid", "variable de bloc With non définie", "With-Blockvariable nicht festgelegt", "variabile del blocco With non impostata", "Индекс находится за границами диапазона", "ZeroDivisionError", "DivisionByZeroError: Division by zero", "KeyError", "AttributeError", "IndexError", "NameError",
 	"UnboundLocalError", "RecursionError", "NoMethodError", "NullPointerException", "ClassCastException",
 	"OutOfBoundsException", "ArithmeticException", "UninitializedPropertyAccessException",
 	"NullReferenceException", "InvalidCastException", "IndexOutOfRangeException", "DivideByZeroException",

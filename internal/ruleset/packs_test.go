@@ -1258,6 +1258,17 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Kundtjänst är stängd. Vi öppnar igen kl. 08:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
 		{msg: "The bid deadline has passed. Late bids will not be accepted.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.late-submissions"},
 		{msg: "Capteur hors ligne, vu pour la dernière fois il y a 15 min.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline"},
+		// Services not offered at a postcode or town (Swedish, Finnish, French, Korean); today's reception over
+		// until the next business day (Japanese); the last day to apply passed (Swedish); an upgrade asked for (Turkish).
+		{msg: "Vi levererar tyvärr inte till ditt postnummer.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area"},
+		{msg: "Emme valitettavasti toimita vielä paikkakunnallasi sijaitseviin osoitteisiin.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area"},
+		{msg: "Désolé, nous ne livrons pas encore votre commune.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area"},
+		{msg: "고객님의 지역은 당일배송이 불가능한 지역입니다.", class: classify.Capability, code: classify.CodeCapabilityUnsupported, family: "unsupported.service-area"},
+		{msg: "本日の受付は終了しました。明日10時以降に改めてお申し込みください。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Sista ansökningsdagen för utbildningen har passerat.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.late-submissions"},
+		{msg: "Bu özellik için lütfen planınızı yükseltin.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-more.upgrade-plan"},
+		{msg: "Bookings are not available online today. Please try again tomorrow.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-more.try-again-tomorrow"},
+		{msg: "The pool is closed today for maintenance. Please try again tomorrow.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: ""},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
