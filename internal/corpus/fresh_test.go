@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 89.4
-	freshFloorCode                = 85.4
-	freshFloorPermanentRetryable  = 0.67
-	freshFloorTransientNotRetried = 1.0
+	freshFloorClass               = 91.6
+	freshFloorCode                = 86.2
+	freshFloorPermanentRetryable  = 0.37
+	freshFloorTransientNotRetried = 3.64
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
