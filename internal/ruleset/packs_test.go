@@ -1269,6 +1269,15 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Bu özellik için lütfen planınızı yükseltin.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-more.upgrade-plan"},
 		{msg: "Bookings are not available online today. Please try again tomorrow.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-more.try-again-tomorrow"},
 		{msg: "The pool is closed today for maintenance. Please try again tomorrow.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: ""},
+		// Closed now, in other words (Czech, German, Japanese, French); a record changed concurrently (German);
+		// a payment to approve in an app.
+		{msg: "Momentálně jsme mimo provozní dobu. Ozveme se vám zítra.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Wir sind gerade geschlossen. Bestellungen sind ab morgen 9 Uhr wieder möglich.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "本日の営業は終了しました。またのご利用をお待ちしております。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Le guichet est fermé. Il est ouvert du mardi au samedi.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Der Datensatz wurde zwischenzeitlich bearbeitet. Bitte noch einmal versuchen.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.changed-concurrently"},
+		{msg: "The transfer is on hold until you approve the transaction in your Swish app.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-more.approve-in-app"},
+		{msg: "Os resultados ainda não estão disponíveis. Volte mais tarde.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.results-not-released"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
