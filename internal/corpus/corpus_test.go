@@ -139,6 +139,10 @@ var againstConventions = map[string]string{
 	// Transient: "a service closed outside its opening hours (it opens
 	// again by itself)".
 	"jra-ipat-hours": "a service outside its opening hours opens again by itself",
+	// The same for a season: a farm park in its winter closure that
+	// reopens in mid-April (2026-12-07b's tichy-closed-winter, a winter
+	// break until March, is labelled transient).
+	"koiwai-farm-closed": "a place closed for the season opens again by itself",
 	// Conflicts: "a file, database or record that another process or user
 	// has locked … the lock goes when they finish".
 	"aras-innovator-item-locked":          "a part locked by a named user is transient",

@@ -1278,6 +1278,9 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Der Datensatz wurde zwischenzeitlich bearbeitet. Bitte noch einmal versuchen.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.changed-concurrently"},
 		{msg: "The transfer is on hold until you approve the transaction in your Swish app.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-more.approve-in-app"},
 		{msg: "Os resultados ainda não estão disponíveis. Volte mais tarde.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.results-not-released"},
+		{msg: "Biuro jest zamknięte. Zapraszamy w poniedziałek w godz. 9:00–15:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Inschrijven voor de cursus is mogelijk vanaf 15 januari.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Zgłoszenia nie są już przyjmowane. Lista startowa została zamknięta.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.late-submissions"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
