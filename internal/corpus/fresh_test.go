@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 92.6
-	freshFloorCode                = 87.7
-	freshFloorPermanentRetryable  = 0.29
-	freshFloorTransientNotRetried = 1.15
+	freshFloorClass               = 92.3
+	freshFloorCode                = 86.6
+	freshFloorPermanentRetryable  = 0.52
+	freshFloorTransientNotRetried = 1.8
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
