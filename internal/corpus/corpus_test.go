@@ -143,6 +143,12 @@ var againstConventions = map[string]string{
 	// reopens in mid-April (2026-12-07b's tichy-closed-winter, a winter
 	// break until March, is labelled transient).
 	"koiwai-farm-closed": "a place closed for the season opens again by itself",
+	// And for a hotel closed for the winter whose bookings open on a
+	// stated day, and for today's ticket sales closed with the opening
+	// hours and tomorrow's sales from midnight (transient.opens-again:
+	// "orders or bookings accepted from a stated day").
+	"mercues-ferme":               "bookings that open on a stated day open by themselves",
+	"hanmer-springs-pools-closed": "sales that open again at a stated hour open by themselves",
 	// Conflicts: "a file, database or record that another process or user
 	// has locked … the lock goes when they finish".
 	"aras-innovator-item-locked":          "a part locked by a named user is transient",

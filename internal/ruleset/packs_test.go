@@ -1281,6 +1281,8 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Biuro jest zamknięte. Zapraszamy w poniedziałek w godz. 9:00–15:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
 		{msg: "Inschrijven voor de cursus is mogelijk vanaf 15 januari.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
 		{msg: "Zgłoszenia nie są już przyjmowane. Lista startowa została zamknięta.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.late-submissions"},
+		{msg: "Kasa jest teraz zamknięta. Zapraszamy jutro w godz. 10:00–14:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
+		{msg: "Az ügyfélszolgálat jelenleg zárva tart. Nyitvatartás: hétköznap 9–17.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
