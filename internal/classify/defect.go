@@ -149,6 +149,8 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	// and Visual Basic's run-time error 91 (a null object reference), in
 	// English, Spanish, French, German and Italian.
 	`|segfault at [0-9a-f]+ ip [0-9a-f]+` +
+	`|Object variable or With block variable not set|Variable de objeto o bloque With no establecid[ao]` +
+	`|variable de bloc With non définie|With-Blockvariable nicht festgelegt|variabile del blocco With non impostata` +
 	// A classic ASP page's database error for a malformed command
 	// (80040e14) at a line of the page: the page built the query wrong.
 	// A timeout there (80004005) is not a defect.
@@ -156,10 +158,8 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 	// An internal error that names a division by zero as its cause
 	// ("interner Fehler (Ausnahme: Division durch Null)"); a query's own
 	// division by zero, which a database reports without the words
-	// "internal error", is the caller's.
+	// "internal error", is not read as a defect here.
 	`|(?i:interner Fehler|internal error|erreur interne|error interno|errore interno)[^\n]{0,40}[Dd](?:ivision durch [Nn]ull|ivision by zero|ivision par zéro|ivisión por cero|ivisione per zero)` +
-	`|Object variable or With block variable not set|Variable de objeto o bloque With no establecid[ao]` +
-	`|variable de bloc With non définie|With-Blockvariable nicht festgelegt|variabile del blocco With non impostata` +
 	// 1C:Enterprise's report of an index out of range.
 	`|Индекс находится за границами диапазона` +
 	// Home Assistant's update coordinator logs an exception it did not
@@ -229,7 +229,7 @@ var defectText = regexp.MustCompile(`(?m)(?:^|\b(?:Uncaught |Unhandled |Exceptio
 // defectWords are literals, one of which every alternative of defectText
 // contains: the pattern (Go's regexp has no DFA) runs only on a text that
 // holds one, so that a long message costs one scan.
-var defectWords = words("Unexpected error fetching ", "segfault at ", "error '80040e14'", "ivision durch Null", "ivision durch null", "ivision by zero", "ivision par zéro", "ivisión por cero", "ivisione per zero", "With block variable not set", "bloque With no establecid", "variable de bloc With non définie", "With-Blockvariable nicht festgelegt", "variabile del blocco With non impostata", "Индекс находится за границами диапазона", "ZeroDivisionError", "DivisionByZeroError: Division by zero", "KeyError", "AttributeError", "IndexError", "NameError",
+var defectWords = words("Unexpected error fetching ", "segfault at ", "error '80040e14'", "ivision durch Null", "ivision durch null", "ivision by zero", "ivision par zéro", "ivisión por cero", "ivisione per zero", "With block variable not set", "bloque With no establecid", "variable de bloc With non définie", "With-Blockvariable nicht festgelegt", "variabile del blocco With non impostata", "Индекс находится за границами диапазона", "ZeroDivisionError", "KeyError", "AttributeError", "IndexError", "NameError",
 	"UnboundLocalError", "RecursionError", "NoMethodError", "NullPointerException", "ClassCastException",
 	"OutOfBoundsException", "ArithmeticException", "UninitializedPropertyAccessException",
 	"NullReferenceException", "InvalidCastException", "IndexOutOfRangeException", "DivideByZeroException",
