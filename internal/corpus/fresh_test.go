@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 92.3
-	freshFloorCode                = 86.6
-	freshFloorPermanentRetryable  = 0.52
-	freshFloorTransientNotRetried = 1.8
+	freshFloorClass               = 90.3
+	freshFloorCode                = 83.8
+	freshFloorPermanentRetryable  = 0.3
+	freshFloorTransientNotRetried = 1.18
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
