@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 90.3
-	freshFloorCode                = 83.8
-	freshFloorPermanentRetryable  = 0.3
-	freshFloorTransientNotRetried = 1.18
+	freshFloorClass               = 92.1
+	freshFloorCode                = 86.6
+	freshFloorPermanentRetryable  = 0.0
+	freshFloorTransientNotRetried = 4.11
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
