@@ -1294,7 +1294,7 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Pre-orders for the limited edition have closed.", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-more.orders-closed"},
 		{msg: "The bakery is currently closed. It opens daily at 07:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again-4"},
 		{msg: "Le magasin sélectionné est fermé. Réouverture lundi à 7h30.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again-5"},
-		{msg: "Le parc est fermé pour la saison hivernale. Réouverture le 5 avril.", class: classify.Capability, code: classify.CodeInvalidInput, family: ""},
+		{msg: "Le parc est fermé pour la saison hivernale. Réouverture le 5 avril.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.season-reopens"},
 		{msg: "Die Loipe ist wegen ungenügender Schneelage gesperrt.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-closure-2"},
 		{msg: "The sledding hill is closed due to lack of snow.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-closure-2"},
 		{msg: "Wegens fytosanitaire regelgeving kunnen wij geen zaden leveren naar Zwitserland.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.plant-health-shipping"},
@@ -1312,6 +1312,9 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Les visites sont annulées aujourd'hui à cause du verglas. Réessayez demain.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-closure-3"},
 		{msg: "The seaplane is grounded for scheduled maintenance. Flights resume on Friday.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again-4"},
 		{msg: "Aircraft N123AB is grounded for maintenance squawk #88.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.aircraft-grounded"},
+		{msg: "Rangen är stängd för säsongen. Den öppnar igen den 1 april.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.season-reopens"},
+		{msg: "The campsite is closed for the winter season and reopens in March.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.season-reopens"},
+		{msg: "Puisto on suljettu talvikauden ajan. Kausi avataan jälleen huhtikuussa.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.season-reopens"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
