@@ -1315,6 +1315,13 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Rangen är stängd för säsongen. Den öppnar igen den 1 april.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.season-reopens"},
 		{msg: "The campsite is closed for the winter season and reopens in March.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.season-reopens"},
 		{msg: "Puisto on suljettu talvikauden ajan. Kausi avataan jälleen huhtikuussa.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.season-reopens"},
+		{msg: "This afternoon's reef cruise is cancelled due to high surf advisory. Please check back tomorrow.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-cancelled"},
+		{msg: "Salida cancelada hoy por condiciones del mar. Vuelva a consultar mañana.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-cancelled"},
+		{msg: "Tá an turas ar ceal inniu mar gheall ar an aimsir. Seiceáil arís amárach.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-cancelled"},
+		{msg: "Die Tour ist wegen Sturm abgesagt. Neue Bewertung morgen um 8 Uhr.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-cancelled"},
+		{msg: "A loja está encerrada ao domingo. Reabre segunda-feira às 9h30.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again-5"},
+		{msg: "The quarry is closed on Mondays. Next open day: Tuesday 09:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again-5"},
+		{msg: "Cave tours are temporarily suspended while the trail is closed by the park service. No reopening date announced.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.closed-no-reopening-date"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
