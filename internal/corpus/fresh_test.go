@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 89.4
-	freshFloorCode                = 83.4
-	freshFloorPermanentRetryable  = 0.27
-	freshFloorTransientNotRetried = 5.81
+	freshFloorClass               = 92.9
+	freshFloorCode                = 87.2
+	freshFloorPermanentRetryable  = 0.28
+	freshFloorTransientNotRetried = 0.82
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
