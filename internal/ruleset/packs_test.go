@@ -1294,7 +1294,7 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Pre-orders for the limited edition have closed.", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-more.orders-closed"},
 		{msg: "The bakery is currently closed. It opens daily at 07:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again-4"},
 		{msg: "Le magasin sélectionné est fermé. Réouverture lundi à 7h30.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again-5"},
-		{msg: "Le parc est fermé pour la saison hivernale. Réouverture le 5 avril.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.season-reopens"},
+		{msg: "Le parc est fermé pour la saison hivernale. Réouverture le 5 avril.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again-5"},
 		{msg: "Die Loipe ist wegen ungenügender Schneelage gesperrt.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-closure-2"},
 		{msg: "The sledding hill is closed due to lack of snow.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-closure-2"},
 		{msg: "Wegens fytosanitaire regelgeving kunnen wij geen zaden leveren naar Zwitserland.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.plant-health-shipping"},
@@ -1322,6 +1322,8 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "A loja está encerrada ao domingo. Reabre segunda-feira às 9h30.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again-5"},
 		{msg: "The quarry is closed on Mondays. Next open day: Tuesday 09:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again-5"},
 		{msg: "Cave tours are temporarily suspended while the trail is closed by the park service. No reopening date announced.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.closed-no-reopening-date"},
+		{msg: "ร้านปิดให้บริการแล้ววันนี้ กรุณาจองใหม่พรุ่งนี้", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again-4"},
+		{msg: "Le cabinet est fermé pour les vacances. Réouverture le 4 janvier à 8 h.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again-5"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
