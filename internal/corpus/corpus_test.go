@@ -149,8 +149,10 @@ var againstConventions = map[string]string{
 	// "orders or bookings accepted from a stated day").
 	"mercues-ferme":               "bookings that open on a stated day open by themselves",
 	"hanmer-springs-pools-closed": "sales that open again at a stated hour open by themselves",
-	"lepal-parc-ferme":            "a park closed for the season that says when it reopens opens by itself",
-	"hostellingscotland-closed":   "a hostel closed for the season that says when it reopens opens by itself",
+	// And for a place closed for the season that says when it reopens
+	// (transient.season-reopens; the transient convention names it).
+	"lepal-parc-ferme":          "a park closed for the season that says when it reopens opens by itself",
+	"hostellingscotland-closed": "a hostel closed for the season that says when it reopens opens by itself",
 	// Conflicts: "a file, database or record that another process or user
 	// has locked … the lock goes when they finish".
 	"aras-innovator-item-locked":          "a part locked by a named user is transient",
