@@ -1,0 +1,125 @@
+package corpus
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// A fresh batch measures the rules on systems they were not written from
+// (corpus/FRESH.md), so none of its systems or vendors may already be in
+// the corpus under another spelling: "Acme API", "acme-api" and "ACME"
+// are one name. Names is what the corpus already holds, by NameKey.
+type Names struct {
+	systems map[string]string // NameKey → the name as first written
+	vendors map[string]string
+	ids     map[string]bool
+}
+
+// NewNames returns the names of cases.
+func NewNames(cases []Case) *Names {
+	n := &Names{systems: map[string]string{}, vendors: map[string]string{}, ids: map[string]bool{}}
+	for i := range cases {
+		n.Add(&cases[i])
+	}
+	return n
+}
+
+// Add records the case's id, system and vendor.
+func (n *Names) Add(c *Case) {
+	n.ids[c.ID] = true
+	if k := NameKey(c.System); k != "" {
+		if _, ok := n.systems[k]; !ok {
+			n.systems[k] = c.System
+		}
+	}
+	if k := NameKey(c.Vendor); k != "" {
+		if _, ok := n.vendors[k]; !ok {
+			n.vendors[k] = c.Vendor
+		}
+	}
+}
+
+// HasID reports whether a case already uses id.
+func (n *Names) HasID(id string) bool { return n.ids[id] }
+
+// Clash says why the case's system or vendor is one the corpus holds, or
+// returns "". Exact clashes compare names by NameKey, across systems and
+// vendors (a vendor's name used as a system is the same maker). With
+// contain, a name that holds a known one or is held by it also clashes
+// ("Acme Cloud" against "Acme"), for systems of four characters or more
+// and vendors of six or more, where a shorter key would match by chance.
+func (n *Names) Clash(c *Case, contain bool) string {
+	sys, ven := NameKey(c.System), NameKey(c.Vendor)
+	if sys == "" {
+		return "no system"
+	}
+	if k, ok := n.systems[sys]; ok {
+		return fmt.Sprintf("system %q is known as %q", c.System, k)
+	}
+	if k, ok := n.vendors[sys]; ok {
+		return fmt.Sprintf("system %q is a known vendor %q", c.System, k)
+	}
+	if ven != "" {
+		if k, ok := n.vendors[ven]; ok {
+			return fmt.Sprintf("vendor %q is known as %q", c.Vendor, k)
+		}
+		if k, ok := n.systems[ven]; ok {
+			return fmt.Sprintf("vendor %q is a known system %q", c.Vendor, k)
+		}
+	}
+	if !contain {
+		return ""
+	}
+	if k := held(sys, 4, n.systems); k != "" {
+		return fmt.Sprintf("system %q overlaps the known system %q", c.System, k)
+	}
+	if k := held(ven, 6, n.vendors); k != "" {
+		return fmt.Sprintf("vendor %q overlaps the known vendor %q", c.Vendor, k)
+	}
+	return ""
+}
+
+// held returns a known name whose key holds key or is held by it, both at
+// least min characters long.
+func held(key string, min int, known map[string]string) string {
+	if len([]rune(key)) < min {
+		return ""
+	}
+	for k, name := range known {
+		if len([]rune(k)) >= min && (strings.Contains(key, k) || strings.Contains(k, key)) {
+			return name
+		}
+	}
+	return ""
+}
+
+// nameNoise are words that name no one: "Acme API" is Acme.
+var nameNoise = map[string]bool{"api": true, "sdk": true, "rest": true, "the": true}
+
+// NameKey is the spelling-free form of a system's or vendor's name:
+// compatibility-decomposed and lower-cased, accents and punctuation
+// dropped, the words of nameNoise left out, the rest run together.
+func NameKey(s string) string {
+	var b, word strings.Builder
+	flush := func() {
+		if w := word.String(); w != "" && !nameNoise[w] {
+			b.WriteString(w)
+		}
+		word.Reset()
+	}
+	for _, r := range norm.NFKD.String(s) {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+			// an accent, split off its letter by NFKD
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			word.WriteRune(unicode.ToLower(r))
+		default:
+			flush()
+		}
+	}
+	flush()
+	return b.String()
+}
