@@ -15,12 +15,17 @@ import (
 type Names struct {
 	systems map[string]string // NameKey → the name as first written
 	vendors map[string]string
-	ids     map[string]bool
+	// systemWords and vendorWords map a name's words (nameWords) to the
+	// name, for the check that a name holds a known one.
+	systemWords map[string]string
+	vendorWords map[string]string
+	ids         map[string]bool
 }
 
 // NewNames returns the names of cases.
 func NewNames(cases []Case) *Names {
-	n := &Names{systems: map[string]string{}, vendors: map[string]string{}, ids: map[string]bool{}}
+	n := &Names{systems: map[string]string{}, vendors: map[string]string{},
+		systemWords: map[string]string{}, vendorWords: map[string]string{}, ids: map[string]bool{}}
 	for i := range cases {
 		n.Add(&cases[i])
 	}
@@ -33,11 +38,13 @@ func (n *Names) Add(c *Case) {
 	if k := NameKey(c.System); k != "" {
 		if _, ok := n.systems[k]; !ok {
 			n.systems[k] = c.System
+			n.systemWords[nameWords(c.System)] = c.System
 		}
 	}
 	if k := NameKey(c.Vendor); k != "" {
 		if _, ok := n.vendors[k]; !ok {
 			n.vendors[k] = c.Vendor
+			n.vendorWords[nameWords(c.Vendor)] = c.Vendor
 		}
 	}
 }
@@ -48,9 +55,10 @@ func (n *Names) HasID(id string) bool { return n.ids[id] }
 // Clash says why the case's system or vendor is one the corpus holds, or
 // returns "". Exact clashes compare names by NameKey, across systems and
 // vendors (a vendor's name used as a system is the same maker). With
-// contain, a name that holds a known one or is held by it also clashes
-// ("Acme Cloud" against "Acme"), for systems of four characters or more
-// and vendors of six or more, where a shorter key would match by chance.
+// contain, a name whose words hold a known name's words in a row, or are
+// held by them, also clashes ("Acme Cloud" against "Acme"), for systems of
+// four characters or more and vendors of six or more, where a shorter name
+// would match by chance. Whole words only: "Pagoda" does not hold "Agoda".
 func (n *Names) Clash(c *Case, contain bool) string {
 	sys, ven := NameKey(c.System), NameKey(c.Vendor)
 	if sys == "" {
@@ -73,28 +81,31 @@ func (n *Names) Clash(c *Case, contain bool) string {
 	if !contain {
 		return ""
 	}
-	if k := held(sys, 4, n.systems); k != "" {
+	if k := held(nameWords(c.System), 4, n.systemWords); k != "" {
 		return fmt.Sprintf("system %q overlaps the known system %q", c.System, k)
 	}
-	if k := held(ven, 6, n.vendors); k != "" {
+	if k := held(nameWords(c.Vendor), 6, n.vendorWords); k != "" {
 		return fmt.Sprintf("vendor %q overlaps the known vendor %q", c.Vendor, k)
 	}
 	return ""
 }
 
-// held returns a known name whose key holds key or is held by it, both at
-// least min characters long.
-func held(key string, min int, known map[string]string) string {
-	if len([]rune(key)) < min {
+// held returns a known name whose words hold words in a row or are held
+// by them, both at least min letters long. Words are compared with a
+// space on each side, so only whole words match.
+func held(words string, min int, known map[string]string) string {
+	if nameLetters(words) < min {
 		return ""
 	}
 	for k, name := range known {
-		if len([]rune(k)) >= min && (strings.Contains(key, k) || strings.Contains(k, key)) {
+		if nameLetters(k) >= min && (strings.Contains(words, k) || strings.Contains(k, words)) {
 			return name
 		}
 	}
 	return ""
 }
+
+func nameLetters(words string) int { return len([]rune(words)) - strings.Count(words, " ") }
 
 // nameNoise are words that name no one: "Acme API" is Acme.
 var nameNoise = map[string]bool{"api": true, "sdk": true, "rest": true, "the": true}
@@ -102,11 +113,17 @@ var nameNoise = map[string]bool{"api": true, "sdk": true, "rest": true, "the": t
 // NameKey is the spelling-free form of a system's or vendor's name:
 // compatibility-decomposed and lower-cased, accents and punctuation
 // dropped, the words of nameNoise left out, the rest run together.
-func NameKey(s string) string {
+func NameKey(s string) string { return strings.ReplaceAll(nameWords(s), " ", "") }
+
+// nameWords is NameKey with each word kept apart, and a space before and
+// after every word: " acme cloud ".
+func nameWords(s string) string {
 	var b, word strings.Builder
+	b.WriteByte(' ')
 	flush := func() {
 		if w := word.String(); w != "" && !nameNoise[w] {
 			b.WriteString(w)
+			b.WriteByte(' ')
 		}
 		word.Reset()
 	}
@@ -121,5 +138,8 @@ func NameKey(s string) string {
 		}
 	}
 	flush()
+	if b.Len() == 1 {
+		return ""
+	}
 	return b.String()
 }

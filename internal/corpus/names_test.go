@@ -40,6 +40,11 @@ func TestNamesClash(t *testing.T) {
 		{"Acme Cloud Storage", "Other", true, true},
 		{"Widget", "Acme Holdings Europe", true, true},
 		{"Widget", "Widget Ltd", true, false},
+		{"Acme", "Other", true, true},              // held by a known name
+		{"Macme Cloud", "Other", true, false},      // whole words only
+		{"Cloud", "Other", true, true},             // a known name's word: one word of four letters is held
+		{"Web", "Other Acme Holdings", true, true}, // a known vendor inside a longer one
+
 	} {
 		c := corpus.Case{ID: "b-1", System: tc.system, Vendor: tc.vendor}
 		if got := known.Clash(&c, tc.contain); (got != "") != tc.clash {
