@@ -129,10 +129,6 @@ var againstConventions = map[string]string{
 	// lookup)"; playwright-err-name-not-resolved, the same browser error,
 	// is labelled so.
 	"crawl4ai-name-not-resolved": "a host name that does not resolve is transient",
-	// Conflicts: "a file, database or record that another process or user
-	// has locked … the lock goes when they finish".
-	"photomechanic-catalog-locked": "a file locked by another process is transient",
-	"sunfish-attendance-lock":      "a record locked by another process is transient",
 	// Transient: "a device, gateway or sensor reported offline with
 	// nothing said of what a person must do at it".
 	"fastprk-gateway-offline": "a bare device offline is transient",
@@ -153,6 +149,10 @@ var againstConventions = map[string]string{
 	// (transient.season-reopens; the transient convention names it).
 	"lepal-parc-ferme":          "a park closed for the season that says when it reopens opens by itself",
 	"hostellingscotland-closed": "a hostel closed for the season that says when it reopens opens by itself",
+	// And for a branch closed on Sundays whose bookings open again on
+	// Monday morning (transient.closed-reopens; the transient convention:
+	// "a service closed outside its opening hours").
+	"plantmark-branch-closed": "a branch closed on its closing day opens again by itself",
 	// Conflicts: "a file, database or record that another process or user
 	// has locked … the lock goes when they finish".
 	"aras-innovator-item-locked":          "a part locked by a named user is transient",
@@ -161,11 +161,6 @@ var againstConventions = map[string]string{
 	// Conflicts: "a stale nonce (ACME badNonce) — is reliability"; a form's
 	// security nonce that a fresh page renews is one.
 	"leaky-paywall-nonce": "a stale form nonce is renewed and the call passes",
-	// Rate limits: "a limit that resets by itself within a time window …
-	// is reliability"; an account locked for a stated 30 minutes after
-	// failed sign-ins unlocks by itself (kidizz-trop-de-tentatives, the
-	// same in French, is labelled so).
-	"asahi-id-lock": "a sign-in lock for a stated time lifts by itself",
 }
 
 // With the committed model, as the service runs it, no permanent error of
