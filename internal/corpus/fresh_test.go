@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 92.2
-	freshFloorCode                = 87.6
-	freshFloorPermanentRetryable  = 0.21
-	freshFloorTransientNotRetried = 4.33
+	freshFloorClass               = 92.3
+	freshFloorCode                = 86.5
+	freshFloorPermanentRetryable  = 0.53
+	freshFloorTransientNotRetried = 1.06
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
