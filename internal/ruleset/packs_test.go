@@ -1338,6 +1338,11 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "The ferry terminal is closed due to inclement weather.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-closure"},
 		{msg: "Camping is at capacity for Saturday 12 April. Please select another date.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.full-choose-another"},
 		{msg: "Your ZIP code is on a weather hold for live animals. Select the pickup option or wait until the hold is lifted.", class: classify.Capability, code: classify.CodeInvalidInput, family: ""},
+		{msg: "Le point de retrait est fermé jusqu'à lundi 10h.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.closed-reopens-2"},
+		{msg: "Ce Relais est fermé pour congés jusqu'au 25/08. Veuillez choisir un autre Relais.", class: classify.Capability, code: classify.CodeInvalidInput, family: ""},
+		{msg: "Wij verzenden momenteel niet naar Rusland vanwege sancties.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.region-legal"},
+		{msg: "この商品は輸出規制の対象のため、海外への発送はできません。", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.region-legal"},
+		{msg: "Удаленный сервер возвратил ошибку: (401) Несанкционированный.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.remote-server-401"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
