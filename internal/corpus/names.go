@@ -38,13 +38,17 @@ func (n *Names) Add(c *Case) {
 	if k := NameKey(c.System); k != "" {
 		if _, ok := n.systems[k]; !ok {
 			n.systems[k] = c.System
-			n.systemWords[nameWords(c.System)] = c.System
+			if w := nameWords(c.System); !genericAlone(c.System, w) {
+				n.systemWords[w] = c.System
+			}
 		}
 	}
 	if k := NameKey(c.Vendor); k != "" {
 		if _, ok := n.vendors[k]; !ok {
 			n.vendors[k] = c.Vendor
-			n.vendorWords[nameWords(c.Vendor)] = c.Vendor
+			if w := nameWords(c.Vendor); !genericAlone(c.Vendor, w) {
+				n.vendorWords[w] = c.Vendor
+			}
 		}
 	}
 }
@@ -103,6 +107,18 @@ func held(words string, min int, known map[string]string) string {
 		}
 	}
 	return ""
+}
+
+// genericAlone reports whether a name is one word once its noise words
+// are gone ("API Holdings", "api-sports"): that word says what a business
+// does, not whose it is, so other names that hold it are not the same
+// maker. The exact check still takes the name.
+func genericAlone(name, words string) bool {
+	if strings.Count(words, " ") != 2 { // " word "
+		return false
+	}
+	raw := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	return len(raw) > 1
 }
 
 func nameLetters(words string) int { return len([]rune(words)) - strings.Count(words, " ") }

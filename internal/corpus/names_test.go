@@ -28,7 +28,10 @@ func TestNameKey(t *testing.T) {
 
 func TestNamesClash(t *testing.T) {
 	t.Parallel()
-	known := corpus.NewNames([]corpus.Case{{ID: "a-1", System: "Acme Cloud", Vendor: "Acme Holdings"}})
+	known := corpus.NewNames([]corpus.Case{
+		{ID: "a-1", System: "Acme Cloud", Vendor: "Acme Holdings"},
+		{ID: "a-2", System: "api-sports", Vendor: "API Holdings"},
+	})
 	for _, tc := range []struct {
 		system, vendor string
 		contain, clash bool
@@ -40,10 +43,12 @@ func TestNamesClash(t *testing.T) {
 		{"Acme Cloud Storage", "Other", true, true},
 		{"Widget", "Acme Holdings Europe", true, true},
 		{"Widget", "Widget Ltd", true, false},
-		{"Acme", "Other", true, true},              // held by a known name
-		{"Macme Cloud", "Other", true, false},      // whole words only
-		{"Cloud", "Other", true, true},             // a known name's word: one word of four letters is held
-		{"Web", "Other Acme Holdings", true, true}, // a known vendor inside a longer one
+		{"Acme", "Other", true, true},                 // held by a known name
+		{"Macme Cloud", "Other", true, false},         // whole words only
+		{"Cloud", "Other", true, true},                // a known name's word: one word of four letters is held
+		{"Web", "Other Acme Holdings", true, true},    // a known vendor inside a longer one
+		{"Pure Sports", "Pure Holdings", true, false}, // "api-sports" and "API Holdings" are one common word each
+		{"Sports", "Other", false, true},              // but the exact check still takes them
 
 	} {
 		c := corpus.Case{ID: "b-1", System: tc.system, Vendor: tc.vendor}
