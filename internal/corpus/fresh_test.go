@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 92.3
-	freshFloorCode                = 86.5
-	freshFloorPermanentRetryable  = 0.53
-	freshFloorTransientNotRetried = 1.06
+	freshFloorClass               = 94.4
+	freshFloorCode                = 90.8
+	freshFloorPermanentRetryable  = 0.28
+	freshFloorTransientNotRetried = 0.56
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
