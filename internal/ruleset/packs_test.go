@@ -1343,6 +1343,10 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Wij verzenden momenteel niet naar Rusland vanwege sancties.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.region-legal"},
 		{msg: "この商品は輸出規制の対象のため、海外への発送はできません。", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.region-legal"},
 		{msg: "Удаленный сервер возвратил ошибку: (401) Несанкционированный.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.remote-server-401"},
+		{msg: "本日の来店予約の受付は終了しました。明日9:00以降に再度お試しください。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again-6"},
+		{msg: "Walk-in list is full for today. The list reopens at noon tomorrow.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again-6"},
+		{msg: "本日の即日配送の受付は終了しました。明日以降の日時を指定してください。", class: classify.Capability, code: classify.CodeInvalidInput, family: ""},
+		{msg: "Slot unavailable: another booking was confirmed for 15:30 on 12 Dec.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.slot-taken-2"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
