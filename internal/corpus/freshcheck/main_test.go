@@ -69,7 +69,7 @@ func TestRunRefusesMalformedLines(t *testing.T) {
 		{strings.Replace(batchLine("new-1", "New", "New Co", ""), `"permission_denied"`, `"retryable_transient_error"`, 1), "not a baseline class and code"},
 		{strings.Replace(batchLine("new-1", "New", "New Co", ""), `approximate wording (`, `from (`, 1), "source must read"},
 		{strings.Replace(batchLine("new-1", "New", "New Co", ""), `"note"`, `"notes"`, 1), `no "note"`},
-		{batchLine("new-1", "New", "New Co", `, "type": "/tmp/x.py"`), "a path of this machine"},
+		{batchLine("new-1", "New", "New Co", `, "type": "`+dir+`/gen/x.py"`), "names the directory the batch was written in"},
 	} {
 		bp := filepath.Join(dir, "batch.jsonl")
 		kept := filepath.Join(dir, "kept.jsonl")
