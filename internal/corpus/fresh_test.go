@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 94.4
-	freshFloorCode                = 90.8
+	freshFloorClass               = 91.3
+	freshFloorCode                = 85.3
 	freshFloorPermanentRetryable  = 0.28
-	freshFloorTransientNotRetried = 0.56
+	freshFloorTransientNotRetried = 2.46
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
