@@ -1347,6 +1347,11 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Walk-in list is full for today. The list reopens at noon tomorrow.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.opens-again-6"},
 		{msg: "本日の即日配送の受付は終了しました。明日以降の日時を指定してください。", class: classify.Capability, code: classify.CodeInvalidInput, family: ""},
 		{msg: "Slot unavailable: another booking was confirmed for 15:30 on 12 Dec.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.slot-taken-2"},
+		{msg: "Le centre est fermé le dimanche. La prise de rendez-vous en ligne reprend lundi à 8h00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.closed-reopens"},
+		{msg: "This branch is closed on Sundays. Collection slots will be available again from Monday 9:00.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.closed-reopens"},
+		{msg: "La sala d'estudi està tancada per vacances d'estiu fins al 24 d'agost.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.closed-reopens-2"},
+		{msg: "Der er ingen ledige tider de næste 14 dage. Nye tider frigives hver mandag.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.slots-released"},
+		{msg: "No hay turnos disponibles. Se habilitan nuevos turnos el primer día hábil de cada mes.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.slots-released"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
