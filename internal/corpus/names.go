@@ -95,18 +95,20 @@ func (n *Names) Clash(c *Case, contain bool) string {
 }
 
 // held returns a known name whose words hold words in a row or are held
-// by them, both at least min letters long. Words are compared with a
-// space on each side, so only whole words match.
+// by them, both at least min letters long (the smallest such name, so that
+// the message is the same on every run). Words are compared with a space
+// on each side, so only whole words match.
 func held(words string, min int, known map[string]string) string {
 	if nameLetters(words) < min {
 		return ""
 	}
+	found := ""
 	for k, name := range known {
-		if nameLetters(k) >= min && (strings.Contains(words, k) || strings.Contains(k, words)) {
-			return name
+		if nameLetters(k) >= min && (strings.Contains(words, k) || strings.Contains(k, words)) && (found == "" || name < found) {
+			found = name
 		}
 	}
-	return ""
+	return found
 }
 
 // genericAlone reports whether a name is one word once its noise words

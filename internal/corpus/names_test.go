@@ -56,6 +56,14 @@ func TestNamesClash(t *testing.T) {
 			t.Errorf("Clash(%q, %q, contain %v) = %q; want a clash: %v", tc.system, tc.vendor, tc.contain, got, tc.clash)
 		}
 	}
+	// Of several known names a new one holds, the smallest is named, on
+	// every run.
+	more := corpus.NewNames([]corpus.Case{{ID: "m-1", System: "Widget Works"}, {ID: "m-2", System: "Blue Widget"}, {ID: "m-3", System: "Acme"}})
+	for range 20 {
+		if got := more.Clash(&corpus.Case{ID: "n-1", System: "Acme Blue Widget Works", Vendor: "Other"}, true); got != `system "Acme Blue Widget Works" overlaps the known system "Acme"` {
+			t.Fatalf("Clash = %q, want the smallest known name", got)
+		}
+	}
 	if !known.HasID("a-1") || known.HasID("b-1") {
 		t.Error("HasID does not report the ids added")
 	}
