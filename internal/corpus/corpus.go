@@ -100,6 +100,27 @@ func (c *Case) Accepts(class, code string) (classOK, codeOK bool) {
 	return class == c.Expect.Class, false
 }
 
+// CheckLabels reports whether the case's expected class and code, and
+// each accepted alternative, are a baseline class with a code of its
+// class, and retryable is true exactly for reliability.
+func (c *Case) CheckLabels() error { return c.checkLabels(classify.BaselineCodes()) }
+
+func (c *Case) checkLabels(codes map[string]classify.Class) error {
+	class, ok := codes[c.Expect.Code]
+	if !ok || string(class) != c.Expect.Class {
+		return fmt.Errorf("%s/%s is not a baseline class and code", c.Expect.Class, c.Expect.Code)
+	}
+	if c.Expect.Retryable != (class == classify.Reliability) {
+		return fmt.Errorf("retryable must be true exactly for reliability")
+	}
+	for _, a := range c.Accept {
+		if cl, ok := codes[a.Code]; !ok || string(cl) != a.Class {
+			return fmt.Errorf("accept %s/%s is not a baseline class and code", a.Class, a.Code)
+		}
+	}
+	return nil
+}
+
 // Load reads every *.jsonl file of dir, or the one file path names, in
 // name order, and checks each case: a unique id, a system, a class in the
 // closed set with a code of its class, and retryable exactly for
@@ -159,17 +180,8 @@ func Load(path string) ([]Case, error) {
 			if c.System == "" {
 				c.System = c.ID // the shared corpus has no systems: each case its own
 			}
-			class, ok := codes[c.Expect.Code]
-			if !ok || string(class) != c.Expect.Class {
-				return nil, fmt.Errorf("%s: %s/%s is not a baseline class and code", where, c.Expect.Class, c.Expect.Code)
-			}
-			if c.Expect.Retryable != (class == classify.Reliability) {
-				return nil, fmt.Errorf("%s: retryable must be true exactly for reliability", where)
-			}
-			for _, a := range c.Accept {
-				if cl, ok := codes[a.Code]; !ok || string(cl) != a.Class {
-					return nil, fmt.Errorf("%s: accept %s/%s is not a baseline class and code", where, a.Class, a.Code)
-				}
+			if err := c.checkLabels(codes); err != nil {
+				return nil, fmt.Errorf("%s: %w", where, err)
 			}
 			cases = append(cases, c)
 		}

@@ -26,7 +26,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/omcp/toolfailure/internal/classify"
 	"github.com/omcp/toolfailure/internal/corpus"
 )
 
@@ -198,12 +197,8 @@ func parse(text []byte, workDir string) (corpus.Case, error) {
 		// of the systems only.
 		return c, fmt.Errorf("%s: names the directory the batch was written in", c.ID)
 	}
-	class, ok := classify.BaselineCodes()[c.Expect.Code]
-	if !ok || string(class) != c.Expect.Class {
-		return c, fmt.Errorf("%s: %s/%s is not a baseline class and code", c.ID, c.Expect.Class, c.Expect.Code)
-	}
-	if c.Expect.Retryable != (class == classify.Reliability) {
-		return c, fmt.Errorf("%s: retryable must be true exactly for reliability", c.ID)
+	if err := c.CheckLabels(); err != nil {
+		return c, fmt.Errorf("%s: %w", c.ID, err)
 	}
 	return c, nil
 }
