@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 91.3
-	freshFloorCode                = 85.3
-	freshFloorPermanentRetryable  = 0.28
-	freshFloorTransientNotRetried = 2.46
+	freshFloorClass               = 90.4
+	freshFloorCode                = 83.0
+	freshFloorPermanentRetryable  = 0.00
+	freshFloorTransientNotRetried = 3.28
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
