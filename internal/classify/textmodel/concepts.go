@@ -250,6 +250,12 @@ var conceptWords = map[concept][]string{
 		"重试", "重試", "再试", "再試", "稍后", "稍後", "请稍", "請稍", "再試行", "もう一度", "しばらく", "後ほど", "時間をおいて", "다시 시도", "잠시 후", "나중에",
 		// Greek, Hindi, Finnish, Hungarian, Norwegian and Danish, Romanian, Albanian, Kazakh.
 		"δοκιμάστε ξανά", "αργότερα", "फिर से प्रयास", "बाद में", "yritä uudelleen", "myöhemmin", "próbálja újra", "később", "prøv igjen", "prøv igen", "încercați din nou", "mai târziu", "provoni përsëri", "më vonë", "кейінірек",
+		// Icelandic and Faroese, Croatian, Serbian and Slovenian, the Baltic languages, Bulgarian and Ukrainian, Slovak,
+		// Catalan, Swahili, Malay, Tagalog and Thai.
+		"reyndu aftur", "royn aftur", "síðar", "pokušajte ponovno", "pokušajte ponovo", "kasnije", "poskusite znova", "pozneje",
+		"proovige uuesti", "hiljem", "mēģiniet vēlreiz", "vēlāk", "bandykite dar", "vėliau", "опитайте отново", "по-късно", "спробуйте",
+		"пізніше", "skúste", "neskôr", "torneu-ho a provar", "més tard", "jaribu tena", "baadaye", "cuba lagi", "subukan muli", "subukang muli",
+		"ลองใหม่", "ภายหลัง",
 	},
 	conceptDisabled: {
 		"disabled", "not enabled", "deactivated", "inactive", "turned off", "not activated", "not configured",
