@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 91.9
-	freshFloorCode                = 86.8
-	freshFloorPermanentRetryable  = 0.58
-	freshFloorTransientNotRetried = 2.30
+	freshFloorClass               = 93.9
+	freshFloorCode                = 88.3
+	freshFloorPermanentRetryable  = 0.84
+	freshFloorTransientNotRetried = 0.56
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
