@@ -260,7 +260,10 @@ var textSets = [setCount]phraseSet{
 		// A thermocouple's circuit that is open is a broken wire to mend,
 		// not a breaker that half-opens; a part to check is "not
 		// overloaded" is a person's task.
-		" thermocouple", " not overloaded"}},
+		" thermocouple", " not overloaded",
+		// A branch or service without a virtual queue offers none to wait in.
+		" no tiene fila virtual", " sin fila virtual", " no tiene cola virtual", " sin cola virtual",
+		" no virtual queue", " does not have a virtual queue", " has no virtual queue"}},
 	tContention: {kind: kContention, phrases: []string{
 		" deadlock", " lock wait", " lock timeout", " could not obtain lock",
 		" could not acquire lock", " failed to acquire lock", " unable to acquire lock",
@@ -650,8 +653,10 @@ var textSets = [setCount]phraseSet{
 		// must one who is asked to "check and try again" what they sent.
 		// A car or a room "unavailable for the selected period" is booked:
 		// the call must pick another (docs/classification.md, Conflicts).
+		// A device busy with another session that the person is asked to
+		// close waits for them, not for time.
 	}, unless: []string{" object unavailable", " repair the ", " correct the ", " is misconfigured", " check and try again",
-		" unavailable for the selected", " not available for the selected"}},
+		" unavailable for the selected", " not available for the selected", " close the other session", " close the other connection"}},
 	tServer: {kind: kServer, phrases: []string{
 		" internal error", " internal server", " server error", " unexpected error",
 		" something went wrong", " bad gateway", " upstream", " backend error",

@@ -1373,7 +1373,11 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Wysyłka nie powiodła się. Faktura zostanie wysłana ponownie za 5 minut.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.delivered-when-back"},
 		{msg: "La location de vélos est fermée pour l'hiver. Retour des vélos le 1er avril.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.season-reopens"},
 		{msg: "kafka: client has run out of available brokers to talk to: dial tcp 10.1.2.3:9092: i/o timeout", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "clusters.settling"},
-		{msg: "Camera offline. Please check the network connection of the NVR.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.offline-person-at-device"},
+		{msg: "Camera offline. Please check the network connection of the NVR.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.offline-person-at-device-2"},
+		{msg: "网关不在线，请检查路由器的网络连接。", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.offline-person-at-device-2"},
+		{msg: "Zimmer 12 ist vom 3.–5. Mai bereits durch Buchung 4411 belegt.", class: classify.Capability, code: classify.CodeInvalidInput, family: ""},
+		{msg: "The controller is busy with another app connection. Close the other connection and try again.", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-more.close-other-session"},
+		{msg: "Calibration failed: room light too bright. Dim the lights and retry.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.physical-check"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
