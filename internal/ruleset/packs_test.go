@@ -1378,6 +1378,9 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Zimmer 12 ist vom 3.–5. Mai bereits durch Buchung 4411 belegt.", class: classify.Capability, code: classify.CodeInvalidInput, family: ""},
 		{msg: "The controller is busy with another app connection. Close the other connection and try again.", class: classify.Capability, code: classify.CodeInvalidInput, family: "families-more.close-other-session"},
 		{msg: "Calibration failed: room light too bright. Dim the lights and retry.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.physical-check"},
+		{msg: "Слишком много сообщений за минуту. Подождите немного.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.rate-limit-eu2-ru-vi-id-ar"},
+		{msg: "İlanınız yayın kurallarına aykırı bulunduğu için yayından kaldırıldı.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.content-safety-ru-vi-id"},
+		{msg: "โพสต์ของคุณถูกลบเนื่องจากละเมิดนโยบายชุมชน", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.content-safety-ru-vi-id"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
