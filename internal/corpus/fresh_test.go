@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 94.9
-	freshFloorCode                = 90.2
-	freshFloorPermanentRetryable  = 0.00
-	freshFloorTransientNotRetried = 0.34
+	freshFloorClass               = 92.2
+	freshFloorCode                = 88.3
+	freshFloorPermanentRetryable  = 0.90
+	freshFloorTransientNotRetried = 2.99
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
