@@ -1381,6 +1381,9 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Слишком много сообщений за минуту. Подождите немного.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.rate-limit-eu2-ru-vi-id-ar"},
 		{msg: "İlanınız yayın kurallarına aykırı bulunduğu için yayından kaldırıldı.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.content-safety-ru-vi-id"},
 		{msg: "โพสต์ของคุณถูกลบเนื่องจากละเมิดนโยบายชุมชน", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.content-safety-ru-vi-id"},
+		{msg: "La demande doit être faite dans les 30 jours suivant l'achat. Délai dépassé.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-more.deadline-passed-nordic-es"},
+		{msg: "TLS-kättely aikakatkaistiin yhdistettäessä palvelimeen.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.handshake-timeout"},
+		{msg: "The auction is closed today. Next auction: Tuesday 6:00 AM.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.market-hours"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
