@@ -256,6 +256,10 @@ var conceptWords = map[concept][]string{
 		"proovige uuesti", "hiljem", "mēģiniet vēlreiz", "vēlāk", "bandykite dar", "vėliau", "опитайте отново", "по-късно", "спробуйте",
 		"пізніше", "skúste", "neskôr", "torneu-ho a provar", "més tard", "jaribu tena", "baadaye", "cuba lagi", "subukan muli", "subukang muli",
 		"ลองใหม่", "ภายหลัง",
+		// Lao, Khmer and Burmese (written without spaces, so with the "please" that starts the phrase), Mongolian,
+		// Amharic, Urdu, Bengali, Nepali, Tamil and Sinhala.
+		"ກະລຸນາລອງໃໝ່", "ລອງໃໝ່", "សូមព្យាយាមម្តងទៀត", "ព្យាយាមម្តងទៀត", "ထပ်မံကြိုးစား", "дахин оролд",
+		"እንደገና ይሞክሩ", "دوبارہ کوشش", "بعد میں", "আবার চেষ্টা", "পরে আবার", "फेरि प्रयास", "மீண்டும் முயற்சி", "பின்னர்", "නැවත උත්සාහ",
 	},
 	conceptDisabled: {
 		"disabled", "not enabled", "deactivated", "inactive", "turned off", "not activated", "not configured",
