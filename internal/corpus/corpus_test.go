@@ -161,6 +161,9 @@ var againstConventions = map[string]string{
 	// Conflicts: "a stale nonce (ACME badNonce) — is reliability"; a form's
 	// security nonce that a fresh page renews is one.
 	"leaky-paywall-nonce": "a stale form nonce is renewed and the call passes",
+	// Transient: "a bare upstream '500 Internal Server Error' stays
+	// reliability".
+	"koreagold-api-500": "a bare 500 Internal Server Error is a wait",
 }
 
 // With the committed model, as the service runs it, no permanent error of
