@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 86.7
-	freshFloorCode                = 81.3
-	freshFloorPermanentRetryable  = 0.82
-	freshFloorTransientNotRetried = 4.07
+	freshFloorClass               = 90.1
+	freshFloorCode                = 84.5
+	freshFloorPermanentRetryable  = 0.29
+	freshFloorTransientNotRetried = 1.97
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
