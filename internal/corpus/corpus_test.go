@@ -163,7 +163,8 @@ var againstConventions = map[string]string{
 	"leaky-paywall-nonce": "a stale form nonce is renewed and the call passes",
 	// Transient: "a bare upstream '500 Internal Server Error' stays
 	// reliability".
-	"koreagold-api-500": "a bare 500 Internal Server Error is a wait",
+	"koreagold-api-500":    "a bare 500 Internal Server Error is a wait",
+	"stoff-stil-gql-crash": "a bare internal server error is a wait",
 }
 
 // With the committed model, as the service runs it, no permanent error of

@@ -1418,6 +1418,10 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Tenda bloccata: allarme vento attivo.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.timeout-reset-more"},
 		{msg: "Jesteś w kolejce do zakupu biletów. Nie zamykaj tej strony.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.in-queue-more"},
 		{msg: "Kundeservice er stengt nå. Åpningstid er hverdager 09–15.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.in-queue-more"},
+		{msg: "Akumulator jest przegrzany. Odczekaj kilka minut, aż ostygnie.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.cooling-down"},
+		{msg: "Battery overheated: the mower resumes once it has cooled down.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.cooling-down"},
+		{msg: "Nuestra tienda está cerrada por vacaciones hasta el 8 de enero.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.closed-for-holidays"},
+		{msg: "Wegen Betriebsferien werden bis 6. Januar keine Bestellungen versandt.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.closed-for-holidays"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
