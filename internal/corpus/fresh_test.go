@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 90.1
-	freshFloorCode                = 84.5
-	freshFloorPermanentRetryable  = 0.29
-	freshFloorTransientNotRetried = 1.97
+	freshFloorClass               = 89.8
+	freshFloorCode                = 83.7
+	freshFloorPermanentRetryable  = 0.0
+	freshFloorTransientNotRetried = 2.4
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
