@@ -1422,6 +1422,10 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Battery overheated: the mower resumes once it has cooled down.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.cooling-down"},
 		{msg: "Nuestra tienda está cerrada por vacaciones hasta el 8 de enero.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.closed-for-holidays"},
 		{msg: "Wegen Betriebsferien werden bis 6. Januar keine Bestellungen versandt.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.closed-for-holidays"},
+		{msg: "The DMX dongle is in use by another application. Quit the other application and try again.", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.device-held-by-another-app"},
+		{msg: "Die Kamera wird von einer anderen Anwendung verwendet.", class: classify.Capability, code: classify.CodeInvalidInput, family: "devices.device-held-by-another-app"},
+		{msg: "Prijava trenutno je zatvorena. Prijave primamo od 8 do 16 sati.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.in-queue-more"},
+		{msg: "Klaida: baigėsi atsakymo laukimo laikas.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "families-intl.busy-baltic"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
