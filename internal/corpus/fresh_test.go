@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 89.8
-	freshFloorCode                = 83.7
-	freshFloorPermanentRetryable  = 0.0
-	freshFloorTransientNotRetried = 2.4
+	freshFloorClass               = 93.2
+	freshFloorCode                = 90.9
+	freshFloorPermanentRetryable  = 0.57
+	freshFloorTransientNotRetried = 3.94
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
