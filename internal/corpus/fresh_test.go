@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 93.2
-	freshFloorCode                = 90.9
-	freshFloorPermanentRetryable  = 0.57
-	freshFloorTransientNotRetried = 3.94
+	freshFloorClass               = 94.1
+	freshFloorCode                = 89.3
+	freshFloorPermanentRetryable  = 0.0
+	freshFloorTransientNotRetried = 3.2
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
