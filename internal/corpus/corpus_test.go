@@ -55,7 +55,7 @@ var crossValidated = sync.OnceValue(func() (cv struct {
 // told to retry at 1 %, transient errors not retried at 4 %.
 const (
 	floorClass               = 93.4
-	floorCode                = 87.6
+	floorCode                = 87.7
 	floorPermanentRetryable  = 1.0
 	floorTransientNotRetried = 4.0
 )
