@@ -153,6 +153,10 @@ var againstConventions = map[string]string{
 	// Monday morning (transient.closed-reopens; the transient convention:
 	// "a service closed outside its opening hours").
 	"plantmark-branch-closed": "a branch closed on its closing day opens again by itself",
+	// And for a weaver's commission book closed for one year that reopens
+	// for the next on a stated day (the deadlines convention: "a window
+	// that opens again by itself … is transient").
+	"donegal-handweavers": "a commission book that reopens on a stated day opens by itself",
 	// Conflicts: "a file, database or record that another process or user
 	// has locked … the lock goes when they finish".
 	"aras-innovator-item-locked":          "a part locked by a named user is transient",

@@ -260,6 +260,8 @@ var conceptWords = map[concept][]string{
 		// Amharic, Urdu, Bengali, Nepali, Tamil and Sinhala.
 		"ກະລຸນາລອງໃໝ່", "ລອງໃໝ່", "សូមព្យាយាមម្តងទៀត", "ព្យាយាមម្តងទៀត", "ထပ်မံကြိုးစား", "дахин оролд",
 		"እንደገና ይሞክሩ", "دوبارہ کوشش", "بعد میں", "আবার চেষ্টা", "পরে আবার", "फेरि प्रयास", "மீண்டும் முயற்சி", "பின்னர்", "නැවත උත්සාහ",
+		// Somali, Uzbek, Welsh, Marathi and Quechua.
+		"isku day mar kale", "qayta urin", "keyinroq", "rhowch gynnig arall", "pryd arall", "पुन्हा प्रयत्न", "थोड्या वेळाने", "huk kutitawan",
 	},
 	conceptDisabled: {
 		"disabled", "not enabled", "deactivated", "inactive", "turned off", "not activated", "not configured",
