@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 89.9
-	freshFloorCode                = 84.6
+	freshFloorClass               = 89.6
+	freshFloorCode                = 83.7
 	freshFloorPermanentRetryable  = 0.27
-	freshFloorTransientNotRetried = 7.15
+	freshFloorTransientNotRetried = 5.59
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
