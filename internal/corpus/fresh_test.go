@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 89.6
-	freshFloorCode                = 83.7
-	freshFloorPermanentRetryable  = 0.27
-	freshFloorTransientNotRetried = 5.59
+	freshFloorClass               = 90.4
+	freshFloorCode                = 85.0
+	freshFloorPermanentRetryable  = 0.0
+	freshFloorTransientNotRetried = 6.77
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
