@@ -1481,6 +1481,13 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Geen positie ontvangen van boot 7 sinds 05:10.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-last-contact-3"},
 		{msg: "Tracker har ikke sendt posisjon siden 06:42.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-last-contact-3"},
 		{msg: "ИНН организации указан неверно: контрольная сумма не совпадает.", class: classify.Capability, code: classify.CodeInvalidInput, family: "invalid.ru-tax-number"},
+		{msg: "풍랑주의보로 오늘 유람선 운항이 중단되었습니다.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-hold-more"},
+		{msg: "Fırtına nedeniyle bugünkü seferler iptal edildi.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-hold-more"},
+		{msg: "Le vol est reporté pour cause d'orages.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-hold-more-2"},
+		{msg: "強風のため本日の便は欠航です。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-hold-more-2"},
+		{msg: "Lento on peruttu sääolosuhteiden vuoksi.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.weather-hold-more-2"},
+		{msg: "De betaalprovider reageert niet.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.timeout-more-2"},
+		{msg: "Czujnik nie odpowiada (ostatni sygnał 3 min temu).", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.offline-last-contact-3"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
