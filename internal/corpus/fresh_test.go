@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 90.4
-	freshFloorCode                = 85.0
-	freshFloorPermanentRetryable  = 0.0
-	freshFloorTransientNotRetried = 6.77
+	freshFloorClass               = 92.0
+	freshFloorCode                = 89.0
+	freshFloorPermanentRetryable  = 0.26
+	freshFloorTransientNotRetried = 4.60
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
