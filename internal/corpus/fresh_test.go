@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 88.8
-	freshFloorCode                = 83.0
-	freshFloorPermanentRetryable  = 0.0
-	freshFloorTransientNotRetried = 7.82
+	freshFloorClass               = 88.2
+	freshFloorCode                = 84.3
+	freshFloorPermanentRetryable  = 0.28
+	freshFloorTransientNotRetried = 8.77
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
