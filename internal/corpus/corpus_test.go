@@ -163,6 +163,7 @@ var againstConventions = map[string]string{
 	"allplan-project-locked-de":           "a drawing locked by a named user for editing is transient",
 	"omninet-omnitracker-objekt-gesperrt": "an object locked while a named user edits it is transient",
 	"nolte-planer-sperre":                 "a plan open at another workstation is a lock its user releases",
+	"photomechanic-catalog-locked":        "a catalog locked by another process is a lock that goes when it finishes",
 	// Conflicts: "a stale nonce (ACME badNonce) — is reliability"; a form's
 	// security nonce that a fresh page renews is one.
 	"leaky-paywall-nonce": "a stale form nonce is renewed and the call passes",
