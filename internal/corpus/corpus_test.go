@@ -55,7 +55,7 @@ var crossValidated = sync.OnceValue(func() (cv struct {
 // told to retry at 1 %, transient errors not retried at 4 %.
 const (
 	floorClass               = 93.5
-	floorCode                = 87.8
+	floorCode                = 87.9
 	floorPermanentRetryable  = 1.0
 	floorTransientNotRetried = 4.0
 )
