@@ -50,6 +50,7 @@ const (
 	conceptConflict
 	conceptSetup
 	conceptContact
+	conceptSilent
 	conceptCount // not a concept: how many there are, plus one
 )
 
@@ -138,6 +139,14 @@ var conceptWords = map[concept][]string{
 		"przekroczono czas", "limit czasu", "zaman aşımı", "time out", "časový limit", "tidsgräns",
 		"hết thời gian", "quá thời gian", "waktu habis", "batas waktu", "مهلة", "انتهت المهلة", "זמן קצוב", "مهلت",
 		"超时", "逾時", "超時", "タイムアウト", "時間切れ", "시간 초과", "타임아웃", "시간이 초과",
+		// Norwegian and Danish, Swedish, Finnish, Hungarian, Romanian, the South Slavic languages, Slovak, Bulgarian, Ukrainian, the Baltic languages,
+		// Greek, Catalan, Basque, Icelandic, Welsh, Afrikaans, Malay, Swahili, Hindi, Marathi, Nepali, Bengali, Thai, Georgian, Armenian, Urdu, Kazakh and Kyrgyz.
+		"tidsavbrudd", "tidsgrense", "tidsudløb", "tog for lang tid", "tog för lång tid", "aikakatkaisu", "aikaraja ylitt", "időtúllépés", "időkorlát",
+		"timpul de așteptare", "timp expirat", "a expirat timpul", "isteklo vrijeme", "isteklo je vreme", "vremensko ograničenje", "časovna omejitev",
+		"vypršal", "времето за изчакване", "изтече времето", "час очікування", "минув час", "noildze", "laika limits", "baigėsi laikas",
+		"skirtasis laikas", "ajalõpp", "λήξη χρόνου", "χρονικό όριο", "temps d espera", "temps esgotat", "denbora muga", "itxaron denbora", "tímamörk",
+		"terfyn amser", "tydsverloop", "tamat masa", "muda umeisha", "muda wa kusubiri", "समय सीमा समाप्त", "टाइमआउट", "वेळ संपली", "समय सकियो",
+		"সময় শেষ", "টাইমআউট", "หมดเวลา", "დრო ამოიწურა", "ժամանակը սպառվել", "وقت ختم", "күту уақыты", "күтүү убактысы",
 	},
 	conceptUnavailable: {
 		"unavailable", "not available", "maintenance", "temporarily", "service down", "outage", "offline",
@@ -150,6 +159,18 @@ var conceptWords = map[concept][]string{
 		"メンテナンス", "一時的", "利用できません", "停止中", "점검", "일시적", "사용할 수 없", "이용할 수 없",
 		// Greek, Hindi, Finnish, Hungarian, Norwegian and Danish, Romanian, Albanian, Kazakh.
 		"μη διαθέσιμ", "συντήρηση", "προσωρινά", "उपलब्ध नहीं", "अनुपलब्ध", "रखरखाव", "ei käytettävissä", "tilapäisesti", "nem elérhető", "karbantartás", "ideiglenesen", "utilgjengelig", "midlertidig", "vedlikehold", "ikke tilgængelig", "indisponibil", "mentenanță", "përkohësisht", "қолжетімсіз", "уақытша",
+		// Danish, Icelandic, the South Slavic languages, Slovak and Czech, Bulgarian, Ukrainian and Macedonian, the Baltic languages, Catalan, Basque,
+		// Irish, Welsh, Luxembourgish and German, Afrikaans, Maltese, Swahili, Amharic, Armenian, Georgian, Kyrgyz, Tajik, Urdu, Bengali, Nepali,
+		// Marathi, Hindi, Thai, Malay, Tagalog, Malayalam, Tamil, Hebrew and Arabic.
+		"utilgængelig", "ikke tiltæk", "tímabundið", "viðhald", "nedostupan", "nedostupna", "privremeno", "održavanj", "недоступан", "привремено",
+		"одржавањ", "ni na voljo", "začasno", "vzdrževanj", "ni dosegljiv", "dočasne", "údržb", "недостъп", "поддръжка", "тимчасово", "технічн",
+		"недостапн", "nav pieejam", "īslaicīgi", "apkope", "nepasiekiam", "laikinai", "neprieinam", "pole saadaval", "ajutiselt", "hooldus",
+		"ei ole kättesaadav", "temporalment", "manteniment", "ez dago erabilgarri", "aldi baterako", "mantentze", "níl ar fáil", "go sealadach",
+		"ddim ar gael", "dros dro", "cynnal a chadw", "nicht erreichbar", "net erreechbar", "momentan net", "nie beskikbaar", "tydelik",
+		"mhux disponibbli", "temporanjament", "haipatikani", "kwa muda", "matengenezo", "አይገኝም", "ለጊዜው", "հասանելի չէ", "ժամանակավորապես", "მიუწვდომელია",
+		"დროებით", "жеткиликсиз", "убактылуу", "дастнорас", "муваққатан", "دستیاب نہیں", "عارضی", "উপলব্ধ নয়", "অস্থায়ী", "রক্ষণাবেক্ষণ", "उपलब्ध छैन",
+		"अस्थायी", "उपलब्ध नाही", "तात्पुरते", "ไม่พร้อมใช้งาน", "ชั่วคราว", "ปิดปรับปรุง", "penyelenggaraan", "pansamantala", "ലഭ്യമല്ല", "கிடைக்கவில்லை",
+		"זמנית", "غير متوفر",
 	},
 	conceptBusy: {
 		"busy", "overload", "capacity", "congest", "saturat", "high demand", "heavy load",
@@ -157,6 +178,14 @@ var conceptWords = map[concept][]string{
 		"перегруж", "занят", "нагрузк", "przeciążon", "zajęt", "meşgul", "yoğun", "overbelast", "bezet", "přetížen", "överbelast",
 		"quá tải", "bận", "sibuk", "kelebihan beban", "مشغول", "ضغط", "עומס", "شلوغ",
 		"繁忙", "忙碌", "拥挤", "擁擠", "过载", "過載", "混雑", "過負荷", "ビジー", "混み合", "혼잡", "과부하", "사용량이 많",
+		// Danish and Norwegian, Swedish, Finnish, Hungarian, Romanian, the South Slavic languages, Slovak, Bulgarian, Ukrainian, the Baltic languages,
+		// Greek, Catalan, Basque, Icelandic, Welsh, Irish, Luxembourgish, Afrikaans, Swahili, Kazakh, Kyrgyz, Georgian, Armenian, Hindi, Bengali,
+		// Thai, Tagalog, Mongolian, Amharic and Urdu.
+		"optaget", "opptatt", "upptagen", "ruuhka", "kuormitet", "túlterhel", "foglalt", "supraîncărcat", "supraincarcat", "preopterećen",
+		"zauzet", "preobremenjen", "zaseden", "preťažen", "obsaden", "претоварен", "зает", "перевантаж", "зайнят", "pārslogot", "aizņemt", "perkraut",
+		"užimt", "ülekoormatud", "hõivatud", "υπερφόρτω", "απασχολημέν", "sobrecarregat", "ocupat", "gainezka", "lanpetuta", "upptekin", "álag", "prysur",
+		"gnóthach", "iwwerlaascht", "besig", "oorlaai", "shughuli nyingi", "шамадан тыс жүктел", "ашыкча жүктөл", "გადატვირთულ", "დაკავებულ",
+		"ծանրաբեռնված", "զբաղված", "व्यस्त", "अतिभार", "ব্যস্ত", "ไม่ว่าง", "โหลดสูง", "abala", "ачаалал", "ተጨናንቋል", "مصروف",
 	},
 	conceptNotFound: {
 		"not found", "does not exist", "doesn t exist", "do not exist", "no such", "unknown", "cannot find", "could not find", "couldn t find",
@@ -262,6 +291,16 @@ var conceptWords = map[concept][]string{
 		"እንደገና ይሞክሩ", "دوبارہ کوشش", "بعد میں", "আবার চেষ্টা", "পরে আবার", "फेरि प्रयास", "மீண்டும் முயற்சி", "பின்னர்", "නැවත උත්සාහ",
 		// Somali, Uzbek, Welsh, Marathi and Quechua.
 		"isku day mar kale", "qayta urin", "keyinroq", "rhowch gynnig arall", "pryd arall", "पुन्हा प्रयत्न", "थोड्या वेळाने", "huk kutitawan",
+		// Luxembourgish, Kinyarwanda, Georgian, Armenian, Irish, Hausa, Maori, Afrikaans, Catalan, Basque, Galician, Maltese, Tajik, Kyrgyz,
+		// Macedonian and Serbian, Shona, Zulu and Xhosa, Igbo, Malagasy, Telugu, Kannada, Malayalam, Gujarati, Punjabi and Azerbaijani;
+		// and a service that says when it will be back.
+		"probéiert", "spéider", "ongera ugerageze", "nyuma y iminota", "სცადეთ მოგვიანებით", "კიდევ სცადეთ", "ხელახლა სცადეთ", "փորձեք ավելի ուշ",
+		"կրկին փորձեք", "bain triail eile", "ar ball", "sake gwadawa", "ngana anō", "ā muri ake", "probeer weer", "later weer", "torna ho a provar",
+		"tornarà a intentar", "saiatu berriro", "geroago", "inténtao de novo", "máis tarde", "erġa pprova", "aktar tard", "баъдтар", "дубора кӯшиш",
+		"кайра аракет", "кийинчерээк", "обидете се повторно", "подоцна", "покушајте поново", "касније", "edza zvakare", "zama futhi", "zama kwakhona",
+		"kamuva", "nwaa ọzọ", "andramo indray", "మళ్లీ ప్రయత్నించ", "ಮತ್ತೆ ಪ್ರಯತ್ನಿಸಿ", "വീണ്ടും ശ്രമിക്കുക", "ફરી પ્રયાસ", "ਦੁਬਾਰਾ ਕੋਸ਼ਿਸ਼",
+		"yenidən cəhd", "back online", "reopens", "will resume", "wieder möglich", "wieder verfügbar", "reprendra", "se reanudará", "será restablecid",
+		"sarà di nuovo", "weer mogelijk", "igen tilgængelig", "igjen tilgjengelig", "jälleen", "újra elérhető", "ponownie dostępn", "znovu dostupn",
 	},
 	conceptDisabled: {
 		"disabled", "not enabled", "deactivated", "inactive", "turned off", "not activated", "not configured",
@@ -327,6 +366,29 @@ var conceptWords = map[concept][]string{
 		"kontakta", "liên hệ", "quản trị viên", "hubungi", "admin anda", "اتصل", "تواصل", "مسؤول", "הצור קשר", "צור קשר", "מנהל המערכת",
 		"تماس بگیرید", "مدیر سیستم", "联系", "聯繫", "聯絡", "管理员", "管理員", "客服", "お問い合わせ", "管理者", "サポート", "문의", "관리자", "고객센터",
 		"संपर्क करें", "व्यवस्थापक",
+	},
+	// A device or system that stopped answering or reporting: not
+	// responding, offline, last seen or last contact at a time.
+	conceptSilent: {
+		"not responding", "does not respond", "doesn t respond", "no response from", "last seen", "last contact", "last heard", "last reported",
+		"stopped reporting", "not reported since", "no heartbeat", "no signal", "lost contact", "antwortet nicht", "keine antwort", "zuletzt gesehen",
+		"letzter kontakt", "letzte verbindung", "letzte meldung", "meldet sich nicht", "kein signal", "nicht verbunden", "ne répond pas", "aucune réponse",
+		"dernier contact", "dernière connexion", "vu pour la dernière", "aucun signal", "hors ligne", "no responde", "sin respuesta", "último contacto",
+		"última conexión", "visto por última", "sin señal", "sin comunicación", "fuera de línea", "não responde", "sem resposta", "último contato",
+		"última conexão", "sem comunicação", "sem sinal", "fora de linha", "non risponde", "nessuna risposta", "ultimo contatto", "ultima connessione",
+		"nessun segnale", "non in linea", "reageert niet", "geen reactie", "laatst gezien", "laatste contact", "meldt zich niet", "geen signaal",
+		"svarar inte", "senast sedd", "senaste kontakt", "svarer ikke", "sist sett", "sidst set", "sist kontakt", "ikke rapportert", "ingen signal",
+		"ei vastaa", "viimeksi nähty", "viimeisin yhteys", "ei signaalia", "nie odpowiada", "brak odpowiedzi", "ostatni kontakt", "ostatnio widzian",
+		"brak sygnału", "neodpovídá", "neodpovedá", "poslední spojení", "posledné spojenie", "nekomunikuje", "bez signálu", "nem válaszol",
+		"utolsó kapcsolat", "nincs jel", "nu răspunde", "ultima conexiune", "ultimul contact", "fără semnal", "yanıt vermiyor", "cevap vermiyor",
+		"son bağlantı", "son görülme", "sinyal yok", "çevrimdışı", "ne odgovara", "zadnji kontakt", "posljednji kontakt", "zadnje javljanje",
+		"se ne odziva", "zadnji stik", "не отговаря", "последна връзка", "не отвечает", "нет ответа", "последняя связь", "последний сеанс", "нет сигнала",
+		"не выходит на связь", "не відповідає", "останній зв язок", "δεν αποκρίνεται", "τελευταία επικοινωνία", "neatbild", "pēdējais savienojums",
+		"neatsako", "paskutinis ryšys", "ei vasta", "viimane ühendus", "no respon", "darrera connexió", "última connexió", "ez du erantzuten",
+		"svarar ekki", "ddim yn ymateb", "níl ag freagairt", "laas gerapporteer", "reageer nie", "haijibu", "mara ya mwisho", "არ პასუხობს",
+		"ბოლო კავშირი", "չի պատասխանում", "վերջին կապ", "प्रतिक्रिया नहीं", "अंतिम संपर्क", "ไม่ตอบสนอง", "không phản hồi", "ngoại tuyến",
+		"tidak merespons", "terakhir terlihat", "tidak ada sinyal", "لا يستجيب", "آخر اتصال", "پاسخ نمی", "آخرین اتصال", "לא מגיב", "無回應", "无响应",
+		"没有响应", "最后在线", "最后通信", "离线", "離線", "応答がありません", "応答なし", "最終通信", "最終接続", "オフライン", "응답 없음", "응답하지 않", "마지막 통신", "마지막 접속", "오프라인",
 	},
 }
 

@@ -35,6 +35,11 @@ func TestConceptsAcrossLanguages(t *testing.T) {
 		{"请先绑定手机号", conceptSetup},
 		{"Veuillez contacter votre administrateur", conceptContact},
 		{"관리자에게 문의하세요", conceptContact},
+		{"Das Gerät antwortet nicht (zuletzt gesehen 10:02)", conceptSilent},
+		{"Palvelin on ruuhkautunut", conceptBusy},
+		{"Mae'r gwasanaeth ddim ar gael dros dro", conceptUnavailable},
+		{"Probéiert w.e.g. spéider nach eng Kéier", conceptRetryLater},
+		{"Aikakatkaisu: palvelin ei vastannut", conceptTimeout},
 	} {
 		if got := conceptsOf(c.msg); got&(1<<c.want) == 0 {
 			t.Errorf("%q: concepts %b, want the bit of concept %d", c.msg, got, c.want)
