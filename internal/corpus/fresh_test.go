@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 86.9
-	freshFloorCode                = 84.2
-	freshFloorPermanentRetryable  = 0.27
-	freshFloorTransientNotRetried = 9.07
+	freshFloorClass               = 90.1
+	freshFloorCode                = 81.0
+	freshFloorPermanentRetryable  = 0.52
+	freshFloorTransientNotRetried = 1.82
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
