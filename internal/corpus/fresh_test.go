@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 90.1
-	freshFloorCode                = 81.0
+	freshFloorClass               = 91.3
+	freshFloorCode                = 84.6
 	freshFloorPermanentRetryable  = 0.52
-	freshFloorTransientNotRetried = 1.82
+	freshFloorTransientNotRetried = 5.38
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
