@@ -55,7 +55,7 @@ var crossValidated = sync.OnceValue(func() (cv struct {
 // told to retry at 1 %, transient errors not retried at 4 %.
 const (
 	floorClass               = 93.6
-	floorCode                = 87.9
+	floorCode                = 88.0
 	floorPermanentRetryable  = 1.0
 	floorTransientNotRetried = 4.0
 )
