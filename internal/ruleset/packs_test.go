@@ -1575,6 +1575,9 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "A megadott adószám nem szerepel a nyilvántartásban.", class: classify.Capability, code: classify.CodeResourceNotFound, family: "families-intl.not-found-hu-ar"},
 		{msg: "Neteisingas prisijungimo vardas arba slaptažodis.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.wrong-password-more-2"},
 		{msg: "Interner Fehler im Exportmodul. Bitte diesen Fehler melden.", class: classify.Capability, code: classify.CodeInternalError, family: "devtools.internal-error-report-it"},
+		{msg: "Il calendario 2027 non è ancora stato pubblicato. Sarà disponibile dal 10 gennaio.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.not-yet-with-date"},
+		{msg: "Prøvebænk 3 er optaget af en igangværende kørsel.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.not-yet-with-date"},
+		{msg: "Virheellinen API-avain.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.invalid-api-key-nordic"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
