@@ -1578,6 +1578,9 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Il calendario 2027 non è ancora stato pubblicato. Sarà disponibile dal 10 gennaio.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.not-yet-with-date"},
 		{msg: "Prøvebænk 3 er optaget af en igangværende kørsel.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.not-yet-with-date"},
 		{msg: "Virheellinen API-avain.", class: classify.Governance, code: classify.CodeAuthRequired, family: "families-intl.invalid-api-key-nordic"},
+		{msg: "Erreur interne : Undefined variable: total dans /var/www/boutique/panier.php ligne 88", class: classify.Capability, code: classify.CodeInternalError, family: "devtools.php-defect"},
+		{msg: "Pressa 3: nessun dato dal PLC da 7 minuti.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.silent-since-more-4"},
+		{msg: "年末のため、オンライン予約の受付を1月6日まで停止しております。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.reception-stopped-until-ja"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
