@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 94.7
-	freshFloorCode                = 90.3
-	freshFloorPermanentRetryable  = 0.27
-	freshFloorTransientNotRetried = 2.88
+	freshFloorClass               = 92.5
+	freshFloorCode                = 89.4
+	freshFloorPermanentRetryable  = 0.26
+	freshFloorTransientNotRetried = 3.10
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
