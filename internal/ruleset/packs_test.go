@@ -1581,6 +1581,7 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Erreur interne : Undefined variable: total dans /var/www/boutique/panier.php ligne 88", class: classify.Capability, code: classify.CodeInternalError, family: "devtools.php-defect"},
 		{msg: "Pressa 3: nessun dato dal PLC da 7 minuti.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.silent-since-more-4"},
 		{msg: "年末のため、オンライン予約の受付を1月6日まで停止しております。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.reception-stopped-until-ja"},
+		{msg: "Sign player 12 last seen 4 hours ago; check the power cable on site.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.check-cable"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
