@@ -570,8 +570,8 @@ func TestPackTransientReadingNeedsTheModelsAssent(t *testing.T) {
 	var none *ruleset.Set
 	// "The temporary password has expired; set a new one": the pack's
 	// "temporary" is not a wait.
-	locked := &classify.Input{Tool: "login", Error: classify.RawError{Message: "一時的なパスワードの有効期限が切れています。新しいパスワードを設定してください。"}}
-	res := none.Classify(locked, now)
+	tempPassword := &classify.Input{Tool: "login", Error: classify.RawError{Message: "一時的なパスワードの有効期限が切れています。新しいパスワードを設定してください。"}}
+	res := none.Classify(tempPassword, now)
 	if !res.Pack || res.Class != classify.Reliability || res.Retryable || res.RetryEvidence != "" {
 		t.Fatalf("temporary password: %s/%s by %s (pack %v), retryable %v (evidence %q); want a pack's reliability reading, not retryable",
 			res.Class, res.Code, res.RuleID, res.Pack, res.Retryable, res.RetryEvidence)
@@ -579,17 +579,17 @@ func TestPackTransientReadingNeedsTheModelsAssent(t *testing.T) {
 	if !strings.Contains(res.AgentGuidance, "Nothing in the error shows that the failure is temporary") {
 		t.Errorf("temporary password: guidance %q does not say that nothing shows the failure to be temporary", res.AgentGuidance)
 	}
-	if ex := none.Explain(locked, now); !strings.Contains(ex.Reason, "not evidence enough") || ex.Retryable {
+	if ex := none.Explain(tempPassword, now); !strings.Contains(ex.Reason, "not evidence enough") || ex.Retryable {
 		t.Errorf("temporary password: Explain gives retryable %v and reason %q; want the doubt named", ex.Retryable, ex.Reason)
 	}
-	if res := none.ClassifyWith(classify.DefaultEngine().WithPackRetryFloor(0), locked, now); !res.Retryable || res.RuleID != res.RetryEvidence {
+	if res := none.ClassifyWith(classify.DefaultEngine().WithPackRetryFloor(0), tempPassword, now); !res.Retryable || res.RuleID != res.RetryEvidence {
 		t.Errorf("temporary password without the doubt: retryable %v by %s (evidence %q); want the pack's own retry", res.Retryable, res.RuleID, res.RetryEvidence)
 	}
-	// An account locked after failed sign-ins, however "temporarily", is
+	// An account tempPassword after failed sign-ins, however "temporarily", is
 	// not the pack's wait at all.
 	account := &classify.Input{Tool: "login", Error: classify.RawError{Message: "パスワードを複数回間違えたため、アカウントを一時的にロックしています。"}}
 	if res := none.Classify(account, now); res.Retryable || res.RuleID == "families-intl.busy-ja" {
-		t.Errorf("locked account: %s/%s by %s, retryable %v; want neither the pack's wait nor a retry", res.Class, res.Code, res.RuleID, res.Retryable)
+		t.Errorf("tempPassword account: %s/%s by %s, retryable %v; want neither the pack's wait nor a retry", res.Class, res.Code, res.RuleID, res.Retryable)
 	}
 	busy := &classify.Input{Tool: "search", Error: classify.RawError{Message: "サーバーが混雑しています。しばらくしてから再度お試しください。"}}
 	if res := none.Classify(busy, now); !res.Pack || !res.Retryable || res.RetryEvidence != res.RuleID {
