@@ -381,6 +381,9 @@ var moreCases = []errCase{
 	{name: "repair and try again", msg: "Unable to export: the part has 12 open edges. Repair the geometry and try again.", class: rel, code: tra, rule: "baseline/default"},
 	// Nor is "check and try again", said to the one who sent the input.
 	{name: "check and try again", msg: "Unable to export: the part has 12 open edges. Please check and try again.", class: rel, code: tra, rule: "baseline/default"},
+	// Nor is "check the number and try again": what was sent must change.
+	{name: "check the number and try again", msg: "No registry entry for herd 1A-88213. Check the herd number and try again.", class: rel, code: tra, rule: "baseline/default"},
+	{name: "check the connection and try again", msg: "Upload failed: service unavailable. Check your connection and try again.", idempotent: true, class: rel, code: tra, retryable: true, rule: "baseline/message-text"},
 	{name: "client not responding", msg: "Disconnected: client not responding", idempotent: true, class: rel, code: tra, retryable: true, rule: "baseline/message-text"},
 	{name: "checked out by another user", http: i32(409), msg: "Drawing D-12 is checked out by mlee and cannot be edited until it is checked in.", class: rel, code: tra, retryable: true, rule: "baseline/http-status-text"},
 	{name: "not acknowledged within", msg: "Command to controller 4 not acknowledged within 3000 ms", idempotent: true, class: rel, code: tra, retryable: true, rule: "baseline/message-text"},

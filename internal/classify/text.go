@@ -650,12 +650,15 @@ var textSets = [setCount]phraseSet{
 		// "Repair the mesh and try again": the caller must change something
 		// first; so must a deployment whose message names its own
 		// misconfiguration ("the container port is misconfigured"); so
-		// must one who is asked to "check and try again" what they sent.
+		// must one who is asked to "check and try again" what they sent,
+		// or to check a number, a code, a key or details "and try again".
 		// A car or a room "unavailable for the selected period" is booked:
 		// the call must pick another (docs/classification.md, Conflicts).
 		// A device busy with another session that the person is asked to
 		// close waits for them, not for time.
 	}, unless: []string{" object unavailable", " repair the ", " correct the ", " is misconfigured", " check and try again",
+		" number and try again", " code and try again", " id and try again", " key and try again",
+		" details and try again", " spelling and try again", " credentials and try again", " pin and try again",
 		" unavailable for the selected", " not available for the selected", " close the other session", " close the other connection"}},
 	tServer: {kind: kServer, phrases: []string{
 		" internal error", " internal server", " server error", " unexpected error",

@@ -1582,6 +1582,13 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Pressa 3: nessun dato dal PLC da 7 minuti.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "devices.silent-since-more-4"},
 		{msg: "年末のため、オンライン予約の受付を1月6日まで停止しております。", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.reception-stopped-until-ja"},
 		{msg: "Sign player 12 last seen 4 hours ago; check the power cable on site.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "devices.check-cable"},
+		{msg: "Dagligt antal API-kald (2000) er opbrugt.", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.daily-limit-2"},
+		{msg: "Elérte a napi limitet (1000 lekérdezés).", class: classify.Governance, code: classify.CodeUserActionRequired, family: "families-intl.daily-limit-2"},
+		{msg: "The marina is closed by order of the harbour authority. Bookings cannot be made.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.closed-by-authority-order"},
+		{msg: "Les randonnées sont interdites par arrêté préfectoral jusqu'à nouvel ordre.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.closed-by-authority-order"},
+		{msg: "Oogst in vak 12 stilgelegd wegens biotoxines.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.closed-by-authority-order"},
+		{msg: "Ticket sales are paused until 9:00 AM for the nightly settlement.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.paused-until-time"},
+		{msg: "Termin konnte nicht gespeichert werden (Sperre durch parallele Buchung).", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.open-by-another"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
@@ -1617,6 +1624,10 @@ func TestPackFamilies(t *testing.T) {
 		"Das Förderbudget ist ausgeschöpft. Anträge sind erst wieder ab dem 1. Januar möglich.",
 		// Maintenance contracts not offered abroad are no maintenance window.
 		"Wij bieden geen onderhoudscontracten aan buiten de Benelux.",
+		// A device silent for hours whose message asks for a hand on it is
+		// no wait for the link to come back (no cable named, so
+		// devices.check-cable does not read it).
+		"Gate controller 3 last seen 2 hours ago; check the power supply on site.",
 	} {
 		res := none.Classify(&classify.Input{Tool: "t", Error: classify.RawError{Message: msg}}, now)
 		if res.Retryable || strings.HasPrefix(res.RuleID, "families-intl.busy") {
