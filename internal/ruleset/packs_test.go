@@ -1589,6 +1589,10 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Oogst in vak 12 stilgelegd wegens biotoxines.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families-intl.closed-by-authority-order"},
 		{msg: "Ticket sales are paused until 9:00 AM for the nightly settlement.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.paused-until-time"},
 		{msg: "Termin konnte nicht gespeichert werden (Sperre durch parallele Buchung).", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.open-by-another"},
+		{msg: "Ha superado el límite de 100 solicitudes por minuto.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.limit-per-window-intl"},
+		{msg: "Superato il limite di 50 richieste all'ora.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.limit-per-window-intl"},
+		{msg: "Aplikasi sedang dalam pemeliharaan.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.maintenance-ms-id-lock-pl"},
+		{msg: "Zamówienie jest obecnie edytowane przez magazyniera.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.maintenance-ms-id-lock-pl"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
