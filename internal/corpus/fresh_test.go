@@ -16,10 +16,10 @@ import (
 // errors told to retry ≤ 1 %, transient errors not retried ≤ 4 %) are the
 // target; these are what the latest estimate says.
 const (
-	freshFloorClass               = 94.5
-	freshFloorCode                = 90.0
+	freshFloorClass               = 94.9
+	freshFloorCode                = 90.5
 	freshFloorPermanentRetryable  = 0.0
-	freshFloorTransientNotRetried = 1.84
+	freshFloorTransientNotRetried = 1.79
 )
 
 var freshAllRow = regexp.MustCompile(`(?m)^\s+all\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$`)
