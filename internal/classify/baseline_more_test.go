@@ -381,6 +381,8 @@ var moreCases = []errCase{
 	{name: "repair and try again", msg: "Unable to export: the part has 12 open edges. Repair the geometry and try again.", class: rel, code: tra, rule: "baseline/default"},
 	// Nor is "check and try again", said to the one who sent the input.
 	{name: "check and try again", msg: "Unable to export: the part has 12 open edges. Please check and try again.", class: rel, code: tra, rule: "baseline/default"},
+	// A proxy's 502 wording is the upstream's failure, not bad input.
+	{name: "bad gateway invalid response", msg: "Bad Gateway. The server received an invalid response from the upstream server.", idempotent: true, class: rel, code: tra, retryable: true, rule: "baseline/message-text"},
 	// Nor is "check the number and try again": what was sent must change.
 	{name: "check the number and try again", msg: "No registry entry for herd 1A-88213. Check the herd number and try again.", class: rel, code: tra, rule: "baseline/default"},
 	{name: "check the connection and try again", msg: "Upload failed: service unavailable. Check your connection and try again.", idempotent: true, class: rel, code: tra, retryable: true, rule: "baseline/message-text"},

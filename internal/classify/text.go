@@ -630,7 +630,11 @@ var textSets = [setCount]phraseSet{
 		" invalid transition", " invalid state", " not in a valid state", " in the wrong state",
 		" non empty", " is archived", " has been archived", " provide a valid", " please provide",
 		" please specify",
-	})},
+	}),
+		// A gateway that got "an invalid response from the upstream"
+		// (nginx's and Apache's 502 wording) says the server behind it
+		// failed, not that the call was malformed: tServer reads it.
+		unless: []string{" bad gateway", " invalid response from the upstream", " invalid response from upstream", " invalid response from an upstream"}},
 	tUnavailable: {kind: kUnavailable, phrases: []string{
 		" unavailable", " temporarily", " temporary", " maintenance", " starting up",
 		" shutting down", " not ready", " try again", " retry", " please wait", " warming up",

@@ -1593,6 +1593,8 @@ func TestPackFamilies(t *testing.T) {
 		{msg: "Superato il limite di 50 richieste all'ora.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.limit-per-window-intl"},
 		{msg: "Aplikasi sedang dalam pemeliharaan.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.maintenance-ms-id-lock-pl"},
 		{msg: "Zamówienie jest obecnie edytowane przez magazyniera.", class: classify.Reliability, code: classify.CodeRetryableTransient, family: "transient.maintenance-ms-id-lock-pl"},
+		{msg: "Erreur interne : java.lang.IllegalStateException: Duplicate key QC (attempted merging values 1 and 2)", http: status(500), class: classify.Capability, code: classify.CodeInternalError, family: "devtools.internal-error-with-exception"},
+		{msg: "Errore interno: System.InvalidOperationException: La sequenza non contiene elementi.", class: classify.Capability, code: classify.CodeInternalError, family: "devtools.internal-error-with-exception"},
 		// Medicines sold on prescription only.
 		{msg: "This medicine is prescription-only and cannot be added to a guest basket.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
 		{msg: "Produto com receita obrigatória: envie a receita para concluir o pedido.", class: classify.Governance, code: classify.CodePolicyBlocked, family: "families.prescription-required"},
