@@ -54,8 +54,8 @@ var crossValidated = sync.OnceValue(func() (cv struct {
 // are held as shares of all cases at the floors: permanent errors
 // told to retry at 1 %, transient errors not retried at 4 %.
 const (
-	floorClass               = 93.8
-	floorCode                = 88.4
+	floorClass               = 93.9
+	floorCode                = 88.5
 	floorPermanentRetryable  = 1.0
 	floorTransientNotRetried = 4.0
 )
