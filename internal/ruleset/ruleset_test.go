@@ -585,11 +585,11 @@ func TestPackTransientReadingNeedsTheModelsAssent(t *testing.T) {
 	if res := none.ClassifyWith(classify.DefaultEngine().WithPackRetryFloor(0), tempPassword, now); !res.Retryable || res.RuleID != res.RetryEvidence {
 		t.Errorf("temporary password without the doubt: retryable %v by %s (evidence %q); want the pack's own retry", res.Retryable, res.RuleID, res.RetryEvidence)
 	}
-	// An account tempPassword after failed sign-ins, however "temporarily", is
+	// An account locked after failed sign-ins, however "temporarily", is
 	// not the pack's wait at all.
 	account := &classify.Input{Tool: "login", Error: classify.RawError{Message: "パスワードを複数回間違えたため、アカウントを一時的にロックしています。"}}
 	if res := none.Classify(account, now); res.Retryable || res.RuleID == "families-intl.busy-ja" {
-		t.Errorf("tempPassword account: %s/%s by %s, retryable %v; want neither the pack's wait nor a retry", res.Class, res.Code, res.RuleID, res.Retryable)
+		t.Errorf("locked account: %s/%s by %s, retryable %v; want neither the pack's wait nor a retry", res.Class, res.Code, res.RuleID, res.Retryable)
 	}
 	busy := &classify.Input{Tool: "search", Error: classify.RawError{Message: "サーバーが混雑しています。しばらくしてから再度お試しください。"}}
 	if res := none.Classify(busy, now); !res.Pack || !res.Retryable || res.RetryEvidence != res.RuleID {
